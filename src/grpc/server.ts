@@ -1,0 +1,131 @@
+// Serving a generated service with grpc-js: the service definition (paths and codecs) and an
+// adapter from typed handlers (promises, async iterables) to grpc-js's callback handlers.
+import type { Metadata, status } from "@grpc/grpc-js";
+import type {
+  Server,
+  ServerUnaryCall,
+  ServerWritableStream,
+  ServiceDefinition,
+  UntypedServiceImplementation,
+  sendUnaryData,
+} from "@grpc/grpc-js";
+import type { DescMethod, Message } from "@bufbuild/protobuf";
+import { once } from "node:events";
+import { methodCodec } from "./codec.js";
+import type { MethodCodec } from "./codec.js";
+import { GrpcError } from "./errors.js";
+import type { HandlerContext, ServiceImpl, ServiceShape } from "./types.js";
+
+export interface ServeOptions {
+  /** Called with anything a handler throws that is not a GrpcError (answered as INTERNAL). Default: ignore. */
+  readonly onUnexpectedError?: (error: unknown, method: DescMethod) => void;
+}
+
+export function serviceDefinition(service: ServiceShape): ServiceDefinition {
+  const definition: Record<string, ServiceDefinition[string]> = {};
+  for (const method of service.methods) {
+    const codec = methodCodec(method);
+    definition[method.localName] = {
+      path: codec.path,
+      originalName: method.name,
+      requestStream: method.methodKind === "client_streaming" || method.methodKind === "bidi_streaming",
+      responseStream: method.methodKind === "server_streaming" || method.methodKind === "bidi_streaming",
+      requestSerialize: codec.serializeRequest,
+      requestDeserialize: codec.deserializeRequest,
+      responseSerialize: codec.serializeResponse,
+      responseDeserialize: codec.deserializeResponse,
+    };
+  }
+  return definition;
+}
+
+/** Registers `impl` for `service` on `server`. */
+export function addService<S extends ServiceShape>(
+  server: Server,
+  service: S,
+  impl: ServiceImpl<S>,
+  options: ServeOptions = {},
+): void {
+  const handlers: UntypedServiceImplementation = {};
+  const byName = impl as Record<string, unknown>;
+  for (const method of service.methods) {
+    const handler = byName[method.localName];
+    if (typeof handler !== "function") throw new Error(`no handler for ${method.name}`);
+    const codec = methodCodec(method);
+    const report = (error: unknown): GrpcError => {
+      if (!(error instanceof GrpcError)) options.onUnexpectedError?.(error, method);
+      return GrpcError.from(error);
+    };
+    handlers[method.localName] =
+      method.methodKind === "server_streaming"
+        ? serveStream(handler as StreamFn, codec, report)
+        : serveUnary(handler as UnaryFn, codec, report);
+  }
+  server.addService(serviceDefinition(service), handlers);
+}
+
+type UnaryFn = (request: Message, context: HandlerContext) => unknown;
+type StreamFn = (request: Message, context: HandlerContext) => AsyncIterable<unknown>;
+
+function serveUnary(handler: UnaryFn, codec: MethodCodec, report: (e: unknown) => GrpcError) {
+  return (call: ServerUnaryCall<Message, Message>, callback: sendUnaryData<Message>): void => {
+    const context = contextOf(call);
+    Promise.resolve()
+      .then(() => handler(call.request, context))
+      .then(
+        (result) => {
+          callback(null, codec.createResponse(result));
+        },
+        (error: unknown) => {
+          callback(toStatus(report(error)));
+        },
+      );
+  };
+}
+
+function serveStream(handler: StreamFn, codec: MethodCodec, report: (e: unknown) => GrpcError) {
+  return (call: ServerWritableStream<Message, Message>): void => {
+    const context = contextOf(call);
+    void (async () => {
+      try {
+        for await (const item of handler(call.request, context)) {
+          if (context.signal.aborted) break;
+          if (!call.write(codec.createResponse(item))) await drained(call, context.signal);
+        }
+        if (!context.signal.aborted) call.end();
+      } catch (error) {
+        if (!context.signal.aborted) call.emit("error", toStatus(report(error)));
+      }
+    })();
+  };
+}
+
+async function drained(call: ServerWritableStream<Message, Message>, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return;
+  try {
+    await once(call, "drain", { signal });
+  } catch {
+    // Aborted while waiting: the loop sees the signal and stops.
+  }
+}
+
+function contextOf(call: ServerUnaryCall<Message, Message> | ServerWritableStream<Message, Message>): HandlerContext {
+  const controller = new AbortController();
+  call.once("cancelled", () => {
+    controller.abort();
+  });
+  if (call.cancelled) controller.abort();
+  return { metadata: metadataMap(call.metadata), signal: controller.signal };
+}
+
+function metadataMap(metadata: Metadata): ReadonlyMap<string, string> {
+  const map = new Map<string, string>();
+  for (const [key, value] of Object.entries(metadata.getMap())) {
+    if (typeof value === "string") map.set(key, value);
+  }
+  return map;
+}
+
+function toStatus(error: GrpcError): { code: status; details: string; metadata: Metadata } {
+  return { code: error.code, details: error.details, metadata: error.metadata };
+}

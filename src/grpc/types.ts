@@ -1,0 +1,71 @@
+// Type-level view of a generated service: which methods are unary, which server-streaming,
+// and the message types they take and give. Derived from the GenService shape that
+// protoc-gen-es emits, so a new RPC in proto/ is typed here without further code.
+import type { DescMessage, DescMethod, MessageInitShape, MessageShape } from "@bufbuild/protobuf";
+
+/** The methods of a generated service, by local name (createJob, jobSearch, ...). */
+export interface ServiceShape {
+  readonly typeName: string;
+  readonly methods: readonly DescMethod[];
+  readonly method: Record<string, DescMethod>;
+}
+
+type MethodOf<S extends ServiceShape, K extends keyof S["method"]> = S["method"][K];
+type In<M> = M extends { input: infer I extends DescMessage } ? I : never;
+type Out<M> = M extends { output: infer O extends DescMessage } ? O : never;
+
+/** Per-call options of the client. */
+export interface CallOptions {
+  /** Milliseconds until the call's deadline. Default: the client's `defaultTimeoutMs`. */
+  readonly timeoutMs?: number | undefined;
+  /** Sent as gRPC metadata; keys are lower-cased by grpc-js. Default: none. */
+  readonly metadata?: Readonly<Record<string, string>> | undefined;
+  /** Aborting it cancels the call (the server sees CANCELLED). Default: none. */
+  readonly signal?: AbortSignal | undefined;
+}
+
+export type UnaryCall<I extends DescMessage, O extends DescMessage> = (
+  request: MessageInitShape<I>,
+  options?: CallOptions,
+) => Promise<MessageShape<O>>;
+
+/** Iterating pulls messages as they arrive; stopping early (break, return, throw) cancels the call. */
+export type ServerStreamCall<I extends DescMessage, O extends DescMessage> = (
+  request: MessageInitShape<I>,
+  options?: CallOptions,
+) => AsyncIterable<MessageShape<O>>;
+
+export type Client<S extends ServiceShape> = {
+  readonly [K in keyof S["method"]]: MethodOf<S, K> extends { methodKind: "unary" }
+    ? UnaryCall<In<MethodOf<S, K>>, Out<MethodOf<S, K>>>
+    : MethodOf<S, K> extends { methodKind: "server_streaming" }
+      ? ServerStreamCall<In<MethodOf<S, K>>, Out<MethodOf<S, K>>>
+      : never;
+};
+
+/** What a server handler learns about its call. */
+export interface HandlerContext {
+  /** Incoming metadata, first value per key. */
+  readonly metadata: ReadonlyMap<string, string>;
+  /** Aborted when the client cancels, its deadline passes, or the connection drops. */
+  readonly signal: AbortSignal;
+}
+
+export type UnaryHandler<I extends DescMessage, O extends DescMessage> = (
+  request: MessageShape<I>,
+  context: HandlerContext,
+) => Promise<MessageInitShape<O>> | MessageInitShape<O>;
+
+/** Yielded messages are written with back-pressure; returning ends the stream with OK. */
+export type ServerStreamHandler<I extends DescMessage, O extends DescMessage> = (
+  request: MessageShape<I>,
+  context: HandlerContext,
+) => AsyncIterable<MessageInitShape<O>>;
+
+export type ServiceImpl<S extends ServiceShape> = {
+  readonly [K in keyof S["method"]]: MethodOf<S, K> extends { methodKind: "unary" }
+    ? UnaryHandler<In<MethodOf<S, K>>, Out<MethodOf<S, K>>>
+    : MethodOf<S, K> extends { methodKind: "server_streaming" }
+      ? ServerStreamHandler<In<MethodOf<S, K>>, Out<MethodOf<S, K>>>
+      : never;
+};
