@@ -1,0 +1,61 @@
+// Entity tags and conditional requests for jobs (DESIGN §5, RFC 9110 §13). A job's ETag is its
+// currentHash, quoted: "-9223372036854775808". Only strong tags name a hash.
+import { ProblemError } from "../problem.js";
+
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
+
+export function etagOf(hash: bigint): string {
+  return `"${hash.toString()}"`;
+}
+
+/** What If-Match asks for: nothing, any current job (`*`), a hash, or a tag that can never match. */
+export type IfMatch =
+  | { readonly kind: "none" }
+  | { readonly kind: "any" }
+  | { readonly kind: "hash"; readonly hash: bigint }
+  | { readonly kind: "never" };
+
+const STRONG_TAG = /^"(0|-?[1-9][0-9]{0,18})"$/;
+const WEAK_TAG = /^W\/"[\x21\x23-\x7e]*"$/;
+
+/**
+ * Parses If-Match. One tag (or `*`) is supported, since the Manager's test-and-set takes one
+ * hash; several tags, or anything that is not an entity tag, is a 400. A weak tag never matches
+ * (If-Match uses strong comparison), so it is a precondition that fails, not a syntax error.
+ */
+export function parseIfMatch(value: string | undefined): IfMatch {
+  if (value === undefined) return { kind: "none" };
+  const trimmed = value.trim();
+  if (trimmed === "*") return { kind: "any" };
+  if (WEAK_TAG.test(trimmed)) return { kind: "never" };
+  const hash = hashOfTag(trimmed);
+  if (hash === undefined) {
+    throw new ProblemError(400, 'If-Match must be one entity tag such as "123" (the job\'s ETag) or *', [
+      { header: "if-match", message: "is not a single strong entity tag of a job" },
+    ], "INVALID_ARGUMENT");
+  }
+  return { kind: "hash", hash };
+}
+
+function hashOfTag(tag: string): bigint | undefined {
+  const match = STRONG_TAG.exec(tag);
+  if (match?.[1] === undefined) return undefined;
+  const hash = BigInt(match[1]);
+  return hash < INT64_MIN || hash > INT64_MAX ? undefined : hash;
+}
+
+/**
+ * If-None-Match on GET: true when one of the listed tags (weak comparison) or `*` matches, so the
+ * answer is 304. Malformed members are ignored, as a cache's header should not break a read.
+ */
+export function noneMatch(value: string | undefined, hash: bigint): boolean {
+  if (value === undefined) return false;
+  const current = hash.toString();
+  return value.split(",").some((raw) => {
+    const tag = raw.trim();
+    if (tag === "*") return true;
+    const opaque = tag.startsWith("W/") ? tag.slice(2) : tag;
+    return opaque === `"${current}"`;
+  });
+}

@@ -1,0 +1,101 @@
+// Request validation. Two Ajv instances, chosen by the part of the request: JSON bodies are
+// checked exactly as sent ("1" is not 1, unknown properties are errors, nothing is removed or
+// defaulted), while query strings, path parameters and headers, which are text by nature, may
+// be coerced ("5" to 5 for `limit`, one value to an array for repeatable parameters).
+import { Ajv } from "ajv";
+import type { ErrorObject, Options } from "ajv";
+import addFormatsModule from "ajv-formats";
+import type { FastifySchemaCompiler } from "fastify";
+import type { ProblemDetailItem } from "./problem.js";
+
+// ajv-formats is CommonJS with a default export; under NodeNext its type is the module object.
+const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
+
+const COMMON: Options = {
+  allErrors: true,
+  removeAdditional: false,
+  useDefaults: false,
+  verbose: true,
+  strict: false,
+  // Keywords TypeBox and OpenAPI add for documentation only.
+  keywords: ["example", "x-enum-names"],
+};
+
+const exact = addFormats(new Ajv({ ...COMMON, coerceTypes: false }));
+const textual = addFormats(new Ajv({ ...COMMON, coerceTypes: "array" }));
+
+export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
+  const ajv = httpPart === "body" ? exact : textual;
+  return ajv.compile(schema as object);
+};
+
+export type RequestPart = "body" | "querystring" | "params" | "headers";
+
+/** Ajv's errors as problem items: one per place, with a locator into the right request part. */
+export function validationItems(errors: readonly ErrorObject[], part: RequestPart): ProblemDetailItem[] {
+  const items: ProblemDetailItem[] = [];
+  const seen = new Set<string>();
+  for (const error of relevant(errors)) {
+    const { path, message } = explain(error);
+    const key = `${path}\u0000${message}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    items.push(locate(part, path, message));
+  }
+  return items;
+}
+
+/** Inside an anyOf, the branch errors are noise: keep only the anyOf's own error. */
+function relevant(errors: readonly ErrorObject[]): ErrorObject[] {
+  const anyOfs = errors.filter((e) => e.keyword === "anyOf" || e.keyword === "oneOf");
+  return errors.filter(
+    (e) =>
+      e.keyword === "anyOf" ||
+      e.keyword === "oneOf" ||
+      !anyOfs.some((a) => e.instancePath === a.instancePath && e.schemaPath.startsWith(`${a.schemaPath}/`)),
+  );
+}
+
+function explain(error: ErrorObject): { path: string; message: string } {
+  const params = error.params as Record<string, unknown>;
+  switch (error.keyword) {
+    case "additionalProperties":
+      return { path: child(error.instancePath, String(params.additionalProperty)), message: "unknown property" };
+    case "required":
+      return { path: child(error.instancePath, String(params.missingProperty)), message: "is required" };
+    case "anyOf":
+    case "oneOf":
+      return { path: error.instancePath, message: alternatives(error.parentSchema) };
+    default:
+      return { path: error.instancePath, message: error.message ?? "is invalid" };
+  }
+}
+
+/** "must be one of ..." from the constants of an enum-like anyOf, else a generic message. */
+function alternatives(schema: unknown): string {
+  const branches = (schema as { anyOf?: unknown[]; oneOf?: unknown[] } | undefined)?.anyOf ?? [];
+  const constants = branches.flatMap(constantsOf);
+  const allowsInteger = branches.some((b) => (b as { type?: unknown }).type === "integer");
+  if (constants.length === 0) return "does not match any allowed form";
+  const names = constants.map((c) => JSON.stringify(c)).join(", ");
+  return `must be one of ${names}${allowsInteger ? " (or the number of a value this gateway does not know)" : ""}`;
+}
+
+function constantsOf(branch: unknown): unknown[] {
+  const b = branch as { const?: unknown; enum?: unknown[]; anyOf?: unknown[] };
+  if (b.const !== undefined) return [b.const];
+  if (Array.isArray(b.enum)) return b.enum;
+  if (Array.isArray(b.anyOf)) return b.anyOf.flatMap(constantsOf);
+  return [];
+}
+
+function child(pointer: string, name: string): string {
+  return `${pointer}/${name.replaceAll("~", "~0").replaceAll("/", "~1")}`;
+}
+
+function locate(part: RequestPart, path: string, message: string): ProblemDetailItem {
+  if (part === "body") return { pointer: path, message };
+  const name = path.split("/")[1] ?? "";
+  const unescaped = name.replaceAll("~1", "/").replaceAll("~0", "~");
+  return part === "headers" ? { header: unescaped, message } : { parameter: unescaped, message };
+}

@@ -1,0 +1,49 @@
+import { describe, expect, it } from "vitest";
+import { etagOf, noneMatch, parseIfMatch } from "../../src/routes/preconditions.js";
+import { ProblemError } from "../../src/problem.js";
+
+describe("ETag", () => {
+  it("quotes the decimal hash, int64 extremes included", () => {
+    expect(etagOf(-9223372036854775808n)).toBe('"-9223372036854775808"');
+    expect(etagOf(9223372036854775807n)).toBe('"9223372036854775807"');
+  });
+});
+
+describe("parseIfMatch", () => {
+  it.each([
+    [undefined, { kind: "none" }],
+    ["*", { kind: "any" }],
+    ['"42"', { kind: "hash", hash: 42n }],
+    [' "-9223372036854775808" ', { kind: "hash", hash: -9223372036854775808n }],
+    ['W/"42"', { kind: "never" }],
+  ])("reads %j", (value, expected) => {
+    expect(parseIfMatch(value)).toEqual(expected);
+  });
+
+  it.each(["42", '"abc"', '"9223372036854775808"', '"1", "2"', '"01"', '""', "garbage", '"-0"'])("rejects %j with a 400", (value) => {
+    const error = (() => {
+      try {
+        parseIfMatch(value);
+      } catch (e) {
+        return e;
+      }
+      return undefined;
+    })();
+    expect(error).toBeInstanceOf(ProblemError);
+    expect((error as ProblemError).status).toBe(400);
+  });
+});
+
+describe("noneMatch", () => {
+  it.each([
+    ['"5"', 5n, true],
+    ['W/"5"', 5n, true],
+    ['"4", "5"', 5n, true],
+    ["*", 5n, true],
+    ['"4"', 5n, false],
+    ["junk", 5n, false],
+    [undefined, 5n, false],
+  ])("%j against hash %s is %s", (value, hash, expected) => {
+    expect(noneMatch(value, hash)).toBe(expected);
+  });
+});
