@@ -4,6 +4,8 @@
 // makes sure a 5xx says nothing about internals.
 import { STATUS_CODES } from "node:http";
 import type { FastifyError } from "fastify";
+import type { Static } from "@sinclair/typebox";
+import type { ProblemItem, ProblemJson } from "../schemas/common.js";
 import { GrpcError } from "./grpc/errors.js";
 import { codeName, httpStatusOf } from "./grpc/http-status.js";
 import { validationItems } from "./validation.js";
@@ -11,27 +13,8 @@ import type { RequestPart } from "./validation.js";
 
 export const PROBLEM_CONTENT_TYPE = "application/problem+json";
 
-/** One thing wrong with the request: where (exactly one locator) and what. */
-export interface ProblemDetailItem {
-  /** JSON Pointer (RFC 6901) into the request body. */
-  pointer?: string;
-  /** Name of the query or path parameter. */
-  parameter?: string;
-  /** Name of the request header. */
-  header?: string;
-  message: string;
-}
-
-export interface ProblemBody {
-  type: string;
-  title: string;
-  status: number;
-  detail: string;
-  instance: string;
-  code?: string;
-  requestId?: string;
-  errors?: ProblemDetailItem[];
-}
+export type ProblemDetailItem = Static<typeof ProblemItem>;
+export type ProblemBody = ProblemJson;
 
 /** Thrown by routes for an answer that is not the Manager's: 400, 404, 412, 415, ... */
 export class ProblemError extends Error {

@@ -4,12 +4,9 @@
 // be coerced ("5" to 5 for `limit`, one value to an array for repeatable parameters).
 import { Ajv } from "ajv";
 import type { ErrorObject, Options } from "ajv";
-import addFormatsModule from "ajv-formats";
 import type { FastifySchemaCompiler } from "fastify";
+import { gatewayFormats } from "../schemas/formats.js";
 import type { ProblemDetailItem } from "./problem.js";
-
-// ajv-formats is CommonJS with a default export; under NodeNext its type is the module object.
-const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
 const COMMON: Options = {
   allErrors: true,
@@ -17,12 +14,14 @@ const COMMON: Options = {
   useDefaults: false,
   verbose: true,
   strict: false,
+  // int64, uint64 and date-time are checked by the mirror's own parsers (one implementation).
+  formats: gatewayFormats,
   // Keywords TypeBox and OpenAPI add for documentation only.
   keywords: ["example", "x-enum-names"],
 };
 
-const exact = addFormats(new Ajv({ ...COMMON, coerceTypes: false }));
-const textual = addFormats(new Ajv({ ...COMMON, coerceTypes: "array" }));
+const exact = new Ajv({ ...COMMON, coerceTypes: false });
+const textual = new Ajv({ ...COMMON, coerceTypes: "array" });
 
 export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
   const ajv = httpPart === "body" ? exact : textual;
@@ -71,14 +70,25 @@ function explain(error: ErrorObject): { path: string; message: string } {
   }
 }
 
-/** "must be one of ..." from the constants of an enum-like anyOf, else a generic message. */
+/** "must be one of ..." for an enum-like anyOf, else the allowed forms: "a string (int64) or null". */
 function alternatives(schema: unknown): string {
   const branches = (schema as { anyOf?: unknown[]; oneOf?: unknown[] } | undefined)?.anyOf ?? [];
   const constants = branches.flatMap(constantsOf);
   const allowsInteger = branches.some((b) => (b as { type?: unknown }).type === "integer");
-  if (constants.length === 0) return "does not match any allowed form";
-  const names = constants.map((c) => JSON.stringify(c)).join(", ");
-  return `must be one of ${names}${allowsInteger ? " (or the number of a value this gateway does not know)" : ""}`;
+  if (constants.length > 0) {
+    const names = constants.map((c) => JSON.stringify(c)).join(", ");
+    return `must be one of ${names}${allowsInteger ? " (or the number of a value this gateway does not know)" : ""}`;
+  }
+  const forms = branches.map(formOf).filter((form) => form !== "");
+  return forms.length === 0 ? "does not match any allowed form" : `must be ${forms.join(" or ")}`;
+}
+
+function formOf(branch: unknown): string {
+  const { type, format } = branch as { type?: unknown; format?: unknown };
+  if (type === "null") return "null";
+  if (typeof type !== "string") return "";
+  const article = /^[aeiou]/.test(type) ? "an" : "a";
+  return typeof format === "string" ? `${article} ${type} (${format})` : `${article} ${type}`;
 }
 
 function constantsOf(branch: unknown): unknown[] {

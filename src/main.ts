@@ -1,0 +1,41 @@
+#!/usr/bin/env node
+// The gateway command: configuration, start, one log line, clean shutdown on SIGINT/SIGTERM.
+import { ConfigError, helpText, loadConfig } from "./config.js";
+import { startGateway } from "./gateway.js";
+
+async function main(): Promise<void> {
+  let loaded;
+  try {
+    loaded = loadConfig(process.argv.slice(2), process.env);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    process.stderr.write(`norsk-manager-gateway: ${error.message}\n`);
+    process.exit(2);
+  }
+  if (loaded.help) {
+    process.stdout.write(helpText());
+    return;
+  }
+  const { config } = loaded;
+  const gateway = await startGateway(config, { level: config.logLevel });
+  let closing = false;
+  const shutdown = (signal: string): void => {
+    if (closing) return;
+    closing = true;
+    gateway.app.log.info({ signal }, "shutting down");
+    gateway.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        gateway.app.log.error({ err: error }, "shutdown failed");
+        process.exit(1);
+      },
+    );
+  };
+  process.once("SIGINT", shutdown);
+  process.once("SIGTERM", shutdown);
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`norsk-manager-gateway: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,75 @@
+// The gRPC calls behind the job routes, in the Manager's terms: find one job, and write one
+// with the preconditions of DESIGN §5 turned into the Manager's test-and-set.
+import { create } from "@bufbuild/protobuf";
+import type { CurrentJob, Job, Manager } from "../gen/norsk/api/manager_pb.js";
+import { JobSchema } from "../gen/norsk/api/manager_pb.js";
+import { Code, GrpcError } from "../grpc/errors.js";
+import type { CallOptions, Client } from "../grpc/types.js";
+import { ProblemError } from "../problem.js";
+import type { IfMatch } from "./preconditions.js";
+
+export type ManagerClient = Client<typeof Manager>;
+
+/** JobSearch by id (one filter, id eq); stops the stream after the first match. */
+export async function findJob(client: ManagerClient, jobId: string, options: CallOptions): Promise<CurrentJob | undefined> {
+  const request = { jobFilter: [{ jobFilter: { case: "idFilter" as const, value: { comparison: { case: "eq" as const, value: jobId } } } }] };
+  for await (const current of client.jobSearch(request, options)) {
+    if (current.job?.jobId?.jobId === jobId) return current;
+  }
+  return undefined;
+}
+
+export async function requireJob(client: ManagerClient, jobId: string, options: CallOptions): Promise<CurrentJob & { job: Job }> {
+  const current = await findJob(client, jobId, options);
+  if (current?.job === undefined) throw notFound(jobId);
+  return current as CurrentJob & { job: Job };
+}
+
+export function notFound(jobId: string): ProblemError {
+  return new ProblemError(404, `job ${JSON.stringify(jobId)} does not exist`, undefined, "NOT_FOUND");
+}
+
+export function preconditionFailed(detail: string): ProblemError {
+  return new ProblemError(412, detail, undefined, "ABORTED");
+}
+
+/**
+ * The hash a write must be conditional on: If-Match's, or the body's non-zero currentHash; both
+ * present and different is a contradiction (400). Zero means unconditional, as on the wire.
+ */
+export function expectedHash(ifMatch: IfMatch, bodyHash: bigint): bigint {
+  if (ifMatch.kind === "hash") {
+    if (bodyHash !== 0n && bodyHash !== ifMatch.hash) {
+      throw new ProblemError(400, "currentHash in the body contradicts If-Match", [
+        { pointer: "/currentHash", message: "differs from the If-Match entity tag" },
+        { header: "if-match", message: "differs from currentHash in the body" },
+      ], "INVALID_ARGUMENT");
+    }
+    return ifMatch.hash;
+  }
+  return bodyHash;
+}
+
+/**
+ * UpdateJob with `expected` as the test-and-set hash. ABORTED means the stored hash differs:
+ * 412 when the client asked for the precondition, else 409 (someone else's change won). A
+ * conditional write of a job that does not exist also fails its precondition (RFC 9110 §13.1.1).
+ */
+export async function updateJob(
+  client: ManagerClient,
+  job: Job,
+  expected: bigint,
+  clientAsked: boolean,
+  options: CallOptions,
+): Promise<bigint> {
+  try {
+    const reply = await client.updateJob(create(JobSchema, { ...job, currentHash: expected }), options);
+    return reply.hash;
+  } catch (error) {
+    if (error instanceof GrpcError && clientAsked) {
+      if (error.code === Code.ABORTED) throw preconditionFailed("the job has changed since the entity tag was read");
+      if (error.code === Code.NOT_FOUND) throw preconditionFailed("the job does not exist");
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,129 @@
+// GET /v1/jobs: JobSearch, streamed. Each job is written as the gRPC stream delivers it, never
+// collected, as {"jobs":[...]} or, when asked with Accept: application/x-ndjson, one job per
+// line. The status is decided when the first job (or the end) arrives, so the Manager's
+// refusals (a bad regex) are still a proper 4xx. After that, a failure cannot change the
+// status: an NDJSON stream ends with one {"error": Problem} line; a JSON body is cut off, so
+// that no client mistakes a partial list for a whole one.
+import { Readable } from "node:stream";
+import type { FastifyPluginCallbackTypebox } from "@fastify/type-provider-typebox";
+import type { FastifyReply, FastifyRequest } from "fastify";
+import fastJson from "fast-json-stringify";
+import type { CurrentJob } from "../gen/norsk/api/manager_pb.js";
+import { jobToJson, QueryError, searchRequestFromQuery } from "../json/index.js";
+import { Job, JobList } from "../../schemas/job.js";
+import { JobSearchQuery } from "../../schemas/search.js";
+import { badRequest, toProblem } from "../problem.js";
+import { callOptionsFor } from "./call-context.js";
+import type { ManagerClient } from "./job-access.js";
+import { errorResponses } from "./route-schemas.js";
+
+export interface SearchRoutesOptions {
+  readonly client: ManagerClient;
+  /** Deadline of each gRPC call, in ms. */
+  readonly requestTimeoutMs: number;
+}
+
+export const NDJSON = "application/x-ndjson";
+
+export const jobSearchRoutes: FastifyPluginCallbackTypebox<SearchRoutesOptions> = (app, { client, requestTimeoutMs }, done) => {
+  // Compiled once: the same serializer fastify would use for a Job response.
+  const stringifyJob = fastJson(Job);
+
+  app.get(
+    "/v1/jobs",
+    {
+      schema: {
+        operationId: "jobSearch",
+        tags: ["jobs"],
+        summary: "Search jobs",
+        querystring: JobSearchQuery,
+        response: { 200: JobList, ...errorResponses(400) },
+      },
+    },
+    async (request, reply) => {
+      const { request: search, limit } = parseQuery(request);
+      const jobs = client.jobSearch(search, callOptionsFor(request, reply, requestTimeoutMs))[Symbol.asyncIterator]();
+      const first = await jobs.next();
+      const ndjson = prefersNdjson(request.headers.accept);
+      const lines = ndjson ? ndjsonBody(request, first, jobs, limit, stringifyJob) : jsonBody(first, jobs, limit, stringifyJob);
+      // A stream is sent as it is, not through the response schema: widen the typed reply.
+      const untyped: FastifyReply = reply;
+      return untyped.type(ndjson ? NDJSON : "application/json; charset=utf-8").send(Readable.from(lines, { objectMode: false }));
+    },
+  );
+
+  done();
+};
+
+function parseQuery(request: FastifyRequest): ReturnType<typeof searchRequestFromQuery> {
+  const at = request.url.indexOf("?");
+  try {
+    return searchRequestFromQuery(at === -1 ? "" : request.url.slice(at + 1));
+  } catch (error) {
+    if (!(error instanceof QueryError)) throw error;
+    throw badRequest("the query string is invalid", [...error.errors]);
+  }
+}
+
+type Jobs = AsyncIterator<CurrentJob>;
+type Stringify = (job: ReturnType<typeof jobToJson>) => string;
+
+/** The jobs in order, at most `limit`; stopping early cancels the gRPC stream. */
+async function* take(first: IteratorResult<CurrentJob>, jobs: Jobs, limit: number | undefined): AsyncGenerator<CurrentJob> {
+  let next = first;
+  let count = 0;
+  try {
+    while (next.done !== true && (limit === undefined || count < limit)) {
+      yield next.value;
+      count++;
+      if (limit !== undefined && count >= limit) break;
+      next = await jobs.next();
+    }
+  } finally {
+    await jobs.return?.();
+  }
+}
+
+async function* jsonBody(first: IteratorResult<CurrentJob>, jobs: Jobs, limit: number | undefined, stringify: Stringify) {
+  yield '{"jobs":[';
+  let separator = "";
+  for await (const current of take(first, jobs, limit)) {
+    if (current.job === undefined) continue;
+    yield separator + stringify(jobToJson(current.job));
+    separator = ",";
+  }
+  yield "]}";
+}
+
+async function* ndjsonBody(
+  request: FastifyRequest,
+  first: IteratorResult<CurrentJob>,
+  jobs: Jobs,
+  limit: number | undefined,
+  stringify: Stringify,
+) {
+  try {
+    for await (const current of take(first, jobs, limit)) {
+      if (current.job !== undefined) yield `${stringify(jobToJson(current.job))}\n`;
+    }
+  } catch (error) {
+    request.log.warn({ err: error }, "job search failed mid-stream");
+    yield `${JSON.stringify({ error: toProblem(error, request) })}\n`;
+  }
+}
+
+/** NDJSON when the client lists it with a higher (or equal, and earlier) preference than JSON. */
+export function prefersNdjson(accept: string | undefined): boolean {
+  if (accept === undefined) return false;
+  let ndjson = -1;
+  let json = -1;
+  for (const range of accept.split(",")) {
+    const [type = "", ...params] = range.split(";").map((part) => part.trim().toLowerCase());
+    const qParam = params.find((p) => p.startsWith("q="));
+    const q = qParam === undefined ? 1 : Number(qParam.slice(2));
+    if (Number.isNaN(q)) continue;
+    if (type === NDJSON) ndjson = Math.max(ndjson, q);
+    else if (type === "application/json" || type === "application/*" || type === "*/*") json = Math.max(json, q);
+  }
+  return ndjson > 0 && ndjson >= json;
+}

@@ -1,0 +1,244 @@
+// The job resource (DESIGN §5): create, read, replace, merge-patch, delete, complete. Each
+// route makes one gRPC call, except PATCH (read, then test-and-set write, retried) and a
+// create that meets an existing job (read, to tell a safe retry from a conflict).
+import { Type } from "@sinclair/typebox";
+import type { FastifyPluginCallbackTypebox } from "@fastify/type-provider-typebox";
+import type { FastifyReply } from "fastify";
+import { clone, equals } from "@bufbuild/protobuf";
+import { JobSchema } from "../gen/norsk/api/manager_pb.js";
+import type { Job } from "../gen/norsk/api/manager_pb.js";
+import { Code, GrpcError } from "../grpc/errors.js";
+import { jobFromJson, jobToJson } from "../json/index.js";
+import { Job as JobJsonSchema, JobInput, JobPatch } from "../../schemas/job.js";
+import { Problem } from "../../schemas/common.js";
+import { badRequest, ProblemError } from "../problem.js";
+import { callOptionsFor } from "./call-context.js";
+import { expectedHash, findJob, notFound, preconditionFailed, requireJob, updateJob } from "./job-access.js";
+import type { ManagerClient } from "./job-access.js";
+import { applyMergePatch } from "./merge-patch.js";
+import { etagOf, noneMatch, parseIfMatch } from "./preconditions.js";
+import { JobIdParams, errorResponses, notFoundAs } from "./route-schemas.js";
+
+export interface JobsRoutesOptions {
+  readonly client: ManagerClient;
+  /** Deadline of each gRPC call, in ms. */
+  readonly requestTimeoutMs: number;
+  /** Attempts of a PATCH whose test-and-set loses to a concurrent change. Default: 3. */
+  readonly patchAttempts?: number;
+}
+
+/** Fields of the Job that a merge patch may not remove: the SDK interface requires them. */
+const NOT_REMOVABLE = ["jobId", "startDateTime"] as const;
+
+export const jobsRoutes: FastifyPluginCallbackTypebox<JobsRoutesOptions> = (app, options, done) => {
+  const { client, requestTimeoutMs } = options;
+  const patchAttempts = options.patchAttempts ?? 3;
+  const callOptions = (request: Parameters<typeof callOptionsFor>[0], reply: FastifyReply) =>
+    callOptionsFor(request, reply, requestTimeoutMs);
+
+  const sendJob = (reply: FastifyReply, job: Job, status = 200) =>
+    reply.code(status).header("etag", etagOf(job.currentHash)).send(jobToJson(job));
+
+  app.post(
+    "/v1/jobs",
+    {
+      schema: {
+        operationId: "createJob",
+        tags: ["jobs"],
+        summary: "Create a job",
+        body: JobInput,
+        response: { 200: JobJsonSchema, 201: JobJsonSchema, ...errorResponses(400, 409) },
+      },
+    },
+    async (request, reply) => {
+      const job = jobFromJson(request.body);
+      if ((job.jobId?.jobId ?? "") === "") throw badRequest("jobId must not be empty", [{ pointer: "/jobId", message: "must not be empty" }]);
+      const options = callOptions(request, reply);
+      try {
+        const { hash } = await client.createJob(job, options);
+        job.currentHash = hash;
+        void reply.header("location", `/v1/jobs/${encodeURIComponent(job.jobId?.jobId ?? "")}`);
+        return sendJob(reply, job, 201);
+      } catch (error) {
+        if (!(error instanceof GrpcError) || error.code !== Code.ALREADY_EXISTS) throw error;
+        // A retry of a create that succeeded is answered as if it were the first: 200, same job.
+        const existing = await findJob(client, job.jobId?.jobId ?? "", options);
+        if (existing?.job !== undefined && sameJob(existing.job, job)) {
+          void reply.header("location", `/v1/jobs/${encodeURIComponent(job.jobId?.jobId ?? "")}`);
+          return sendJob(reply, existing.job, 200);
+        }
+        throw new ProblemError(409, "a different job with this jobId already exists", undefined, "ALREADY_EXISTS");
+      }
+    },
+  );
+
+  app.get(
+    "/v1/jobs/:jobId",
+    {
+      schema: {
+        operationId: "jobById",
+        tags: ["jobs"],
+        summary: "Read a job",
+        params: JobIdParams,
+        response: { 200: JobJsonSchema, 304: Type.Null(), ...errorResponses(400, 404) },
+      },
+    },
+    async (request, reply) => {
+      const { job } = await requireJob(client, request.params.jobId, callOptions(request, reply));
+      if (noneMatch(request.headers["if-none-match"], job.currentHash)) {
+        return reply.code(304).header("etag", etagOf(job.currentHash)).send(null);
+      }
+      return sendJob(reply, job);
+    },
+  );
+
+  app.put(
+    "/v1/jobs/:jobId",
+    {
+      schema: {
+        operationId: "updateJob",
+        tags: ["jobs"],
+        summary: "Replace a job",
+        params: JobIdParams,
+        body: JobInput,
+        response: { 200: JobJsonSchema, ...errorResponses(400, 404, 409, 412) },
+      },
+    },
+    async (request, reply) => {
+      const job = jobFromJson(request.body);
+      if (job.jobId?.jobId !== request.params.jobId) {
+        throw badRequest("jobId in the body differs from the path", [{ pointer: "/jobId", message: "must equal the jobId of the path" }]);
+      }
+      const ifMatch = parseIfMatch(request.headers["if-match"]);
+      if (ifMatch.kind === "never") throw preconditionFailed("a weak entity tag never matches If-Match");
+      const expected = expectedHash(ifMatch, job.currentHash);
+      const clientAsked = ifMatch.kind !== "none" || job.currentHash !== 0n;
+      job.currentHash = await updateJob(client, job, expected, clientAsked, callOptions(request, reply));
+      return sendJob(reply, job);
+    },
+  );
+
+  app.patch(
+    "/v1/jobs/:jobId",
+    {
+      schema: {
+        operationId: "patchJob",
+        tags: ["jobs"],
+        summary: "Change some fields of a job (JSON Merge Patch)",
+        params: JobIdParams,
+        body: JobPatch,
+        response: { 200: JobJsonSchema, ...errorResponses(400, 404, 409, 412, 415) },
+      },
+    },
+    async (request, reply) => {
+      const patch = request.body as Record<string, unknown>;
+      checkPatchable(patch, request.params.jobId);
+      const ifMatch = parseIfMatch(request.headers["if-match"]);
+      if (ifMatch.kind === "never") throw preconditionFailed("a weak entity tag never matches If-Match");
+      const options = callOptions(request, reply);
+      for (let attempt = 1; ; attempt++) {
+        const { job: read } = await requireJob(client, request.params.jobId, options);
+        if (ifMatch.kind === "hash" && ifMatch.hash !== read.currentHash) throw preconditionFailed("the job's ETag differs from If-Match");
+        const next = patched(read, patch);
+        try {
+          // The test-and-set is always on the hash just read; If-Match was checked against it.
+          next.currentHash = await updateJob(client, next, read.currentHash, false, options);
+          return sendJob(reply, next);
+        } catch (error) {
+          const lostRace = error instanceof GrpcError && error.code === Code.ABORTED;
+          if (!lostRace) throw error;
+          if (ifMatch.kind === "hash") throw preconditionFailed("the job changed after the entity tag was read");
+          if (attempt >= patchAttempts) {
+            throw new ProblemError(409, `the job kept changing; gave up after ${patchAttempts} attempts`, undefined, "ABORTED");
+          }
+        }
+      }
+    },
+  );
+
+  app.delete(
+    "/v1/jobs/:jobId",
+    {
+      schema: {
+        operationId: "deleteJob",
+        tags: ["jobs"],
+        summary: "Delete a job",
+        params: JobIdParams,
+        response: { 204: Type.Null(), ...errorResponses(400, 404, 412) },
+      },
+    },
+    async (request, reply) => {
+      const ifMatch = parseIfMatch(request.headers["if-match"]);
+      if (ifMatch.kind === "never") throw preconditionFailed("a weak entity tag never matches If-Match");
+      const options = callOptions(request, reply);
+      if (ifMatch.kind !== "none") {
+        // DeleteJob takes no hash: the precondition is checked by a read just before it.
+        const current = await findJob(client, request.params.jobId, options);
+        if (current?.job === undefined) throw preconditionFailed("the job does not exist");
+        if (ifMatch.kind === "hash" && current.job.currentHash !== ifMatch.hash) throw preconditionFailed("the job's ETag differs from If-Match");
+      }
+      await client.deleteJob({ jobId: request.params.jobId }, options).catch(notFoundAs(notFound(request.params.jobId).detail));
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.post(
+    "/v1/jobs/:jobId/complete",
+    {
+      schema: {
+        operationId: "completeJob",
+        tags: ["jobs"],
+        summary: "Complete (stop) a job",
+        params: JobIdParams,
+        response: { 204: Type.Null(), ...errorResponses(400, 404) },
+      },
+    },
+    async (request, reply) => {
+      await client.completeJob({ jobId: request.params.jobId }, callOptions(request, reply)).catch(notFoundAs(notFound(request.params.jobId).detail));
+      return reply.code(204).send(null);
+    },
+  );
+
+  done();
+};
+
+/** Same job, the hash aside: what a client would send again when retrying a create. */
+function sameJob(stored: Job, sent: Job): boolean {
+  const a = clone(JobSchema, stored);
+  const b = clone(JobSchema, sent);
+  a.currentHash = 0n;
+  b.currentHash = 0n;
+  return equals(JobSchema, a, b);
+}
+
+function checkPatchable(patch: Record<string, unknown>, jobId: string): void {
+  for (const name of NOT_REMOVABLE) {
+    if (patch[name] === null) throw badRequest(`${name} cannot be removed`, [{ pointer: `/${name}`, message: "cannot be removed" }]);
+  }
+  if (patch.jobId !== undefined && patch.jobId !== jobId) {
+    throw badRequest("a patch cannot change jobId", [{ pointer: "/jobId", message: "must equal the jobId of the path" }]);
+  }
+  if (patch.currentHash !== undefined) {
+    throw badRequest("currentHash cannot be patched; use If-Match for a conditional change", [
+      { pointer: "/currentHash", message: "cannot be patched" },
+    ]);
+  }
+}
+
+/**
+ * The job after the patch: each top-level field the patch names is recomputed from the merged
+ * JSON; every other field, and the fields this gateway does not know (unknown fields of a newer
+ * Manager), are kept exactly as read.
+ */
+function patched(read: Job, patch: Record<string, unknown>): Job {
+  const merged = jobFromJson(applyMergePatch(jobToJson(read), patch));
+  const next = clone(JobSchema, read);
+  const byJsonName = new Map(JobSchema.fields.map((field) => [field.jsonName, field.localName]));
+  const target = next as unknown as Record<string, unknown>;
+  const source = merged as unknown as Record<string, unknown>;
+  for (const key of Object.keys(patch)) {
+    const local = byJsonName.get(key);
+    if (local !== undefined) target[local] = source[local];
+  }
+  return next;
+}

@@ -1,0 +1,27 @@
+// Schemas shared by the route plugins: path parameters and the Problem responses.
+import { Type } from "@sinclair/typebox";
+import { Problem } from "../../schemas/common.js";
+import { Code, GrpcError } from "../grpc/errors.js";
+import { ProblemError } from "../problem.js";
+
+export const JobIdParams = Type.Object(
+  {
+    jobId: Type.String({ minLength: 1, maxLength: 256, description: "the job's id (URL-encoded: a / is %2F)", examples: ["encoder-1"] }),
+  },
+  { additionalProperties: false },
+);
+
+/** Response entries for the listed error statuses, each the Problem schema. */
+export function errorResponses<S extends number>(...statuses: S[]): Record<S, typeof Problem> {
+  const responses = {} as Record<S, typeof Problem>;
+  for (const status of statuses) responses[status] = Problem;
+  return responses;
+}
+
+/** A catch handler: NOT_FOUND from the Manager becomes a 404 saying `detail`; others pass. */
+export function notFoundAs(detail: string): (error: unknown) => never {
+  return (error) => {
+    if (error instanceof GrpcError && error.code === Code.NOT_FOUND) throw new ProblemError(404, detail, undefined, "NOT_FOUND");
+    throw error;
+  };
+}
