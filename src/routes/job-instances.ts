@@ -10,7 +10,7 @@ import { InstanceParams, StartInstance, StopInstanceQuery } from "../../schemas/
 import { callOptionsFor } from "./call-context.js";
 import { requireJob } from "./job-access.js";
 import type { ManagerClient } from "./job-access.js";
-import { JobIdParams, errorResponses, notFoundAs } from "./route-schemas.js";
+import { JobIdParams, acceptOnly, errorResponses, notFoundAs } from "./route-schemas.js";
 
 export interface InstanceRoutesOptions {
   readonly client: ManagerClient;
@@ -39,13 +39,14 @@ export const jobInstanceRoutes: FastifyPluginCallbackTypebox<InstanceRoutesOptio
   app.post(
     "/v1/jobs/:jobId/instances",
     {
+      preValidation: acceptOnly("application/json"),
       schema: {
         operationId: "startJob",
         tags: ["jobs"],
         summary: "Start an instance of a job on a node",
         params: JobIdParams,
         body: StartInstance,
-        response: { 201: RunningJob, ...errorResponses(400, 404) },
+        response: { 201: RunningJob, ...errorResponses(400, 404, 415) },
       },
     },
     async (request, reply) => {

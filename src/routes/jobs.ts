@@ -17,7 +17,7 @@ import { expectedHash, findJob, notFound, preconditionFailed, requireJob, update
 import type { ManagerClient } from "./job-access.js";
 import { applyMergePatch } from "./merge-patch.js";
 import { etagOf, noneMatch, parseIfMatch } from "./preconditions.js";
-import { JobIdParams, errorResponses, notFoundAs } from "./route-schemas.js";
+import { JobIdParams, acceptOnly, errorResponses, notFoundAs } from "./route-schemas.js";
 
 export interface JobsRoutesOptions {
   readonly client: ManagerClient;
@@ -42,12 +42,13 @@ export const jobsRoutes: FastifyPluginCallbackTypebox<JobsRoutesOptions> = (app,
   app.post(
     "/v1/jobs",
     {
+      preValidation: acceptOnly("application/json"),
       schema: {
         operationId: "createJob",
         tags: ["jobs"],
         summary: "Create a job",
         body: JobInput,
-        response: { 200: JobJsonSchema, 201: JobJsonSchema, ...errorResponses(400, 409) },
+        response: { 200: JobJsonSchema, 201: JobJsonSchema, ...errorResponses(400, 409, 415) },
       },
     },
     async (request, reply) => {
@@ -95,13 +96,14 @@ export const jobsRoutes: FastifyPluginCallbackTypebox<JobsRoutesOptions> = (app,
   app.put(
     "/v1/jobs/:jobId",
     {
+      preValidation: acceptOnly("application/json"),
       schema: {
         operationId: "updateJob",
         tags: ["jobs"],
         summary: "Replace a job",
         params: JobIdParams,
         body: JobInput,
-        response: { 200: JobJsonSchema, ...errorResponses(400, 404, 409, 412) },
+        response: { 200: JobJsonSchema, ...errorResponses(400, 404, 409, 412, 415) },
       },
     },
     async (request, reply) => {
@@ -121,6 +123,7 @@ export const jobsRoutes: FastifyPluginCallbackTypebox<JobsRoutesOptions> = (app,
   app.patch(
     "/v1/jobs/:jobId",
     {
+      preValidation: acceptOnly("application/merge-patch+json", "application/json"),
       schema: {
         operationId: "patchJob",
         tags: ["jobs"],

@@ -1,0 +1,41 @@
+// A gateway app (not listening; driven with app.inject) in front of a real reference Manager
+// on port 0, plus a direct gRPC client to that Manager for checking what it stored.
+import type { FastifyInstance } from "fastify";
+import { buildApp } from "../../src/app.js";
+import { connectManager } from "../../src/grpc/manager-connection.js";
+import type { ManagerConnection } from "../../src/grpc/manager-connection.js";
+import { startManager } from "../../src/manager/index.js";
+import type { RunningManager } from "../../src/manager/index.js";
+import type { Job } from "../../src/gen/norsk/api/manager_pb.js";
+
+export interface TestGateway {
+  readonly app: FastifyInstance;
+  readonly manager: RunningManager;
+  readonly connection: ManagerConnection;
+  /** Every job the Manager holds, in id order, straight from JobSearch. */
+  jobs(): Promise<Job[]>;
+  close(): Promise<void>;
+}
+
+export async function startTestGateway(requestTimeoutMs = 5_000): Promise<TestGateway> {
+  const manager = await startManager({ port: 0, dataDir: ":memory:" });
+  const connection = connectManager(manager.address, requestTimeoutMs);
+  const app = await buildApp({ connection, requestTimeoutMs });
+  return {
+    app,
+    manager,
+    connection,
+    jobs: async () => {
+      const jobs: Job[] = [];
+      for await (const current of connection.manager.jobSearch({})) if (current.job) jobs.push(current.job);
+      return jobs;
+    },
+    close: async () => {
+      await app.close();
+      connection.close();
+      await manager.close();
+    },
+  };
+}
+
+export const JSON_HEADERS = { "content-type": "application/json" } as const;
