@@ -7,6 +7,7 @@ import type { FastifyError } from "fastify";
 import type { Static } from "@sinclair/typebox";
 import type { ProblemItem, ProblemJson } from "../schemas/common.js";
 import { GrpcError } from "./grpc/errors.js";
+import { MirrorError } from "./json/errors.js";
 import { codeName, httpStatusOf } from "./grpc/http-status.js";
 import { validationItems } from "./validation.js";
 import type { RequestPart } from "./validation.js";
@@ -67,6 +68,9 @@ interface Described {
 function describe(error: unknown): Described {
   if (error instanceof ProblemError) {
     return { status: error.status, detail: error.detail, code: error.code, errors: error.errors };
+  }
+  if (error instanceof MirrorError) {
+    return { status: 400, detail: "the request body is invalid", code: "INVALID_ARGUMENT", errors: [...error.errors] };
   }
   if (error instanceof GrpcError) {
     return { status: httpStatusOf(error.code), detail: error.details, code: codeName(error.code) };
