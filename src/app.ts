@@ -6,7 +6,7 @@ import type { FastifyBaseLogger, FastifyInstance, FastifyServerOptions } from "f
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { ManagerConnection } from "./grpc/manager-connection.js";
 import { PROBLEM_CONTENT_TYPE, ProblemError, toProblem } from "./problem.js";
-import { validatorCompiler } from "./validation.js";
+import { serializerOptions, validatorCompiler } from "./validation.js";
 import { healthRoutes } from "./routes/health.js";
 import { jobsRoutes } from "./routes/jobs.js";
 import { jobInstanceRoutes } from "./routes/job-instances.js";
@@ -44,6 +44,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     onProtoPoisoning: "error",
     onConstructorPoisoning: "error",
     return503OnClosing: true,
+    serializerOpts: serializerOptions,
     // Long ids reach the route's schema (maxLength), which answers 400 naming the parameter,
     // instead of the router's bare 414.
     routerOptions: { maxParamLength: 2048 },

@@ -109,3 +109,9 @@ function locate(part: RequestPart, path: string, message: string): ProblemDetail
   const unescaped = name.replaceAll("~1", "/").replaceAll("~0", "~");
   return part === "headers" ? { header: unescaped, message } : { parameter: unescaped, message };
 }
+
+/**
+ * fast-json-stringify's options, for fastify's response serializers and any compiled by hand:
+ * it picks anyOf branches with its own Ajv, which must know the gateway's formats too.
+ */
+export const serializerOptions = { ajv: { formats: gatewayFormats } } as const;

@@ -13,6 +13,7 @@ import { jobToJson, QueryError, searchRequestFromQuery } from "../json/index.js"
 import { Job, JobList } from "../../schemas/job.js";
 import { JobSearchQuery } from "../../schemas/search.js";
 import { badRequest, toProblem } from "../problem.js";
+import { serializerOptions } from "../validation.js";
 import { callOptionsFor } from "./call-context.js";
 import type { ManagerClient } from "./job-access.js";
 import { errorResponses } from "./route-schemas.js";
@@ -27,7 +28,7 @@ export const NDJSON = "application/x-ndjson";
 
 export const jobSearchRoutes: FastifyPluginCallbackTypebox<SearchRoutesOptions> = (app, { client, requestTimeoutMs }, done) => {
   // Compiled once: the same serializer fastify would use for a Job response.
-  const stringifyJob = fastJson(Job);
+  const stringifyJob = fastJson(Job, serializerOptions);
 
   app.get(
     "/v1/jobs",
