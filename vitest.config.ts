@@ -7,5 +7,6 @@ export default defineConfig({
     hookTimeout: 30_000,
     // Integration tests start real servers on port 0; two cores, so keep the pool small.
     maxWorkers: 2,
+    globalSetup: ["test/global-setup.ts"],
   },
 });
