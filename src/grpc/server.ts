@@ -115,7 +115,12 @@ function contextOf(call: ServerUnaryCall<Message, Message> | ServerWritableStrea
     controller.abort();
   });
   if (call.cancelled) controller.abort();
-  return { metadata: metadataMap(call.metadata), signal: controller.signal };
+  const deadline = Number(call.getDeadline());
+  return {
+    metadata: metadataMap(call.metadata),
+    signal: controller.signal,
+    deadline: Number.isFinite(deadline) ? deadline : undefined,
+  };
 }
 
 function metadataMap(metadata: Metadata): ReadonlyMap<string, string> {

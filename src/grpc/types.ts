@@ -49,6 +49,8 @@ export interface HandlerContext {
   readonly metadata: ReadonlyMap<string, string>;
   /** Aborted when the client cancels, its deadline passes, or the connection drops. */
   readonly signal: AbortSignal;
+  /** The call's deadline as the client set it, in ms since the epoch; undefined: none. */
+  readonly deadline: number | undefined;
 }
 
 export type UnaryHandler<I extends DescMessage, O extends DescMessage> = (
