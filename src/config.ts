@@ -84,7 +84,9 @@ function parseFlags(argv: readonly string[]): Record<string, string | boolean | 
   try {
     return parseArgs({ args: [...argv], options, strict: true, allowPositionals: false }).values;
   } catch (error) {
-    throw new ConfigError(error instanceof Error ? error.message : String(error));
+    // node's messages can run to several lines; the first one says what is wrong.
+    const message = error instanceof Error ? error.message : String(error);
+    throw new ConfigError(message.split("\n")[0] ?? message);
   }
 }
 

@@ -17,11 +17,16 @@ async function main(): Promise<void> {
     return;
   }
   const { config } = loaded;
+  // Listen for signals before starting, so that one arriving during start-up still closes
+  // the gateway (and the embedded Manager's database) cleanly once it is up.
+  let signalled: string | undefined;
+  let onSignal = (signal: string): void => {
+    signalled = signal;
+  };
+  process.once("SIGINT", () => { onSignal("SIGINT"); });
+  process.once("SIGTERM", () => { onSignal("SIGTERM"); });
   const gateway = await startGateway(config, { level: config.logLevel });
-  let closing = false;
-  const shutdown = (signal: string): void => {
-    if (closing) return;
-    closing = true;
+  onSignal = (signal) => {
     gateway.app.log.info({ signal }, "shutting down");
     gateway.close().then(
       () => process.exit(0),
@@ -31,8 +36,7 @@ async function main(): Promise<void> {
       },
     );
   };
-  process.once("SIGINT", shutdown);
-  process.once("SIGTERM", shutdown);
+  if (signalled !== undefined) onSignal(signalled);
 }
 
 main().catch((error: unknown) => {

@@ -1,0 +1,70 @@
+// The built command: --help, refusing a bad setting with exit code 2 and one line, its start-up
+// line, and a clean shutdown on SIGTERM and SIGINT with the data kept.
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
+import { describe, expect, it } from "vitest";
+import { startCommand } from "../helpers/command.js";
+
+const run = promisify(execFile);
+
+async function exitOf(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, ["dist/src/main.js", ...args], { env: { ...process.env, ...env } });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const e = error as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+describe("norsk-manager-gateway command", () => {
+  it("prints its settings with --help and exits 0", async () => {
+    const { code, stdout } = await exitOf(["--help"]);
+    expect(code).toBe(0);
+    for (const setting of ["--port", "--host", "--manager", "--data-dir", "--request-timeout", "--log-level"]) expect(stdout).toContain(setting);
+  });
+
+  it.each([
+    [["--port", "eighty"], {}, "--port"],
+    [["--request-timeout", "-5"], {}, "--request-timeout"],
+    [["--log-level", "chatty"], {}, "--log-level"],
+    [["--frobnicate"], {}, "frobnicate"],
+    [[], { PORT: "99999" }, "PORT"],
+    [[], { MANAGER_ADDRESS: "no port here" }, "MANAGER_ADDRESS"],
+  ])("refuses %j %j with exit code 2 and one line naming %s", async (args, env, name) => {
+    const { code, stderr, stdout } = await exitOf(args, env);
+    expect(code).toBe(2);
+    expect(stdout).toBe("");
+    const lines = stderr.trimEnd().split("\n");
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain(name);
+  });
+
+  it("logs one start-up line with the URL, the Manager and the docs", async () => {
+    const gateway = await startCommand();
+    try {
+      const line = gateway.lines.find((l) => l.includes("listening on")) ?? "";
+      expect(line).toContain(gateway.url);
+      expect(line).toContain("Manager: embedded");
+      expect(line).toContain(`${gateway.url}/docs`);
+      expect(gateway.lines.filter((l) => l.includes("listening"))).toHaveLength(1);
+    } finally {
+      expect(await gateway.stop()).toBe(0);
+    }
+  });
+
+  it.each(["SIGTERM", "SIGINT"] as const)("closes cleanly on %s and keeps what it stored", async (signal) => {
+    const gateway = await startCommand();
+    const created = await fetch(`${gateway.url}/v1/jobs`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ jobId: "kept", startDateTime: "2026-01-01T00:00:00Z" }),
+    });
+    expect(created.status).toBe(201);
+    const exited = new Promise<number | null>((resolve) => gateway.child.once("exit", (code) => { resolve(code); }));
+    gateway.child.kill(signal);
+    expect(await exited).toBe(0);
+    expect(gateway.lines.some((l) => l.includes("shutting down"))).toBe(true);
+    await gateway.stop();
+  });
+});
