@@ -1,7 +1,7 @@
 // Builds the gateway's Fastify app without listening: validation, errors, request ids, and
 // the routes. main.ts (and the tests) decide where it listens and which Manager it talks to.
 import { randomUUID } from "node:crypto";
-import Fastify from "fastify";
+import Fastify, { LogController } from "fastify";
 import type { FastifyBaseLogger, FastifyInstance, FastifyServerOptions } from "fastify";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { ManagerConnection } from "./grpc/manager-connection.js";
@@ -36,6 +36,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     ...(isLoggerInstance(loggerOption) ? { loggerInstance: loggerOption } : { logger: loggerOption }),
     bodyLimit: options.bodyLimit ?? DEFAULTS.bodyLimit,
     requestIdHeader: false,
+    // One access line per request is noise at "info" and costs throughput; at "debug" and
+    // below fastify logs each request as usual. 5xx answers are logged by the error handler.
+    logController: new LogController({
+      requestIdLogLabel: "requestId",
+      disableRequestLogging: (request) => request.log.level !== "debug" && request.log.level !== "trace",
+    }),
     genReqId: (request) => {
       const given = request.headers["x-request-id"];
       return typeof given === "string" && REQUEST_ID.test(given) ? given : randomUUID();

@@ -86,7 +86,7 @@ function isFastifyError(error: unknown): error is FastifyError {
 // fastify's own client errors (body too large, bad JSON, wrong media type) carry safe messages.
 function describeFastifyError(error: FastifyError): Described {
   if (error.validation !== undefined) {
-    const part = (error.validationContext ?? "body") as RequestPart;
+    const part: RequestPart = error.validationContext ?? "body";
     const where = part === "body" ? "the request body" : part === "querystring" ? "the query string" : `the request ${part}`;
     return {
       status: 400,

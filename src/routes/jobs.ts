@@ -10,13 +10,14 @@ import type { Job } from "../gen/norsk/api/manager_pb.js";
 import { Code, GrpcError } from "../grpc/errors.js";
 import { jobFromJson, jobToJson } from "../json/index.js";
 import { Job as JobJsonSchema, JobInput, JobPatch } from "../../schemas/job.js";
-import { Problem } from "../../schemas/common.js";
 import { badRequest, ProblemError } from "../problem.js";
 import { callOptionsFor } from "./call-context.js";
 import { expectedHash, findJob, notFound, preconditionFailed, requireJob, updateJob } from "./job-access.js";
 import type { ManagerClient } from "./job-access.js";
 import { applyMergePatch } from "./merge-patch.js";
 import { etagOf, noneMatch, parseIfMatch } from "./preconditions.js";
+import type { IfMatch } from "./preconditions.js";
+import type { CallOptions } from "../grpc/types.js";
 import { JobIdParams, acceptOnly, errorResponses, notFoundAs } from "./route-schemas.js";
 
 export interface JobsRoutesOptions {
@@ -54,22 +55,9 @@ export const jobsRoutes: FastifyPluginCallbackTypebox<JobsRoutesOptions> = (app,
     async (request, reply) => {
       const job = jobFromJson(request.body);
       if ((job.jobId?.jobId ?? "") === "") throw badRequest("jobId must not be empty", [{ pointer: "/jobId", message: "must not be empty" }]);
-      const options = callOptions(request, reply);
-      try {
-        const { hash } = await client.createJob(job, options);
-        job.currentHash = hash;
-        void reply.header("location", `/v1/jobs/${encodeURIComponent(job.jobId?.jobId ?? "")}`);
-        return sendJob(reply, job, 201);
-      } catch (error) {
-        if (!(error instanceof GrpcError) || error.code !== Code.ALREADY_EXISTS) throw error;
-        // A retry of a create that succeeded is answered as if it were the first: 200, same job.
-        const existing = await findJob(client, job.jobId?.jobId ?? "", options);
-        if (existing?.job !== undefined && sameJob(existing.job, job)) {
-          void reply.header("location", `/v1/jobs/${encodeURIComponent(job.jobId?.jobId ?? "")}`);
-          return sendJob(reply, existing.job, 200);
-        }
-        throw new ProblemError(409, "a different job with this jobId already exists", undefined, "ALREADY_EXISTS");
-      }
+      const { job: stored, status } = await createOrRecognise(client, job, callOptions(request, reply));
+      void reply.header("location", `/v1/jobs/${encodeURIComponent(stored.jobId?.jobId ?? "")}`);
+      return sendJob(reply, stored, status);
     },
   );
 
@@ -140,20 +128,11 @@ export const jobsRoutes: FastifyPluginCallbackTypebox<JobsRoutesOptions> = (app,
       if (ifMatch.kind === "never") throw preconditionFailed("a weak entity tag never matches If-Match");
       const options = callOptions(request, reply);
       for (let attempt = 1; ; attempt++) {
-        const { job: read } = await requireJob(client, request.params.jobId, options);
-        if (ifMatch.kind === "hash" && ifMatch.hash !== read.currentHash) throw preconditionFailed("the job's ETag differs from If-Match");
-        const next = patched(read, patch);
-        try {
-          // The test-and-set is always on the hash just read; If-Match was checked against it.
-          next.currentHash = await updateJob(client, next, read.currentHash, false, options);
-          return sendJob(reply, next);
-        } catch (error) {
-          const lostRace = error instanceof GrpcError && error.code === Code.ABORTED;
-          if (!lostRace) throw error;
-          if (ifMatch.kind === "hash") throw preconditionFailed("the job changed after the entity tag was read");
-          if (attempt >= patchAttempts) {
-            throw new ProblemError(409, `the job kept changing; gave up after ${patchAttempts} attempts`, undefined, "ABORTED");
-          }
+        const next = await patchOnce(client, request.params.jobId, patch, ifMatch, options);
+        if (next !== LOST_RACE) return sendJob(reply, next);
+        if (ifMatch.kind === "hash") throw preconditionFailed("the job changed after the entity tag was read");
+        if (attempt >= patchAttempts) {
+          throw new ProblemError(409, `the job kept changing; gave up after ${patchAttempts} attempts`, undefined, "ABORTED");
         }
       }
     },
@@ -204,6 +183,48 @@ export const jobsRoutes: FastifyPluginCallbackTypebox<JobsRoutesOptions> = (app,
 
   done();
 };
+
+/**
+ * CreateJob. An existing job with the same id is a safe retry when it is the same job (200 with
+ * the stored one, as if the first attempt's answer had arrived) and a conflict otherwise (409).
+ */
+async function createOrRecognise(client: ManagerClient, job: Job, options: CallOptions): Promise<{ job: Job; status: 200 | 201 }> {
+  try {
+    const { hash } = await client.createJob(job, options);
+    job.currentHash = hash;
+    return { job, status: 201 };
+  } catch (error) {
+    if (!(error instanceof GrpcError) || error.code !== Code.ALREADY_EXISTS) throw error;
+  }
+  const existing = await findJob(client, job.jobId?.jobId ?? "", options);
+  if (existing?.job !== undefined && sameJob(existing.job, job)) return { job: existing.job, status: 200 };
+  throw new ProblemError(409, "a different job with this jobId already exists", undefined, "ALREADY_EXISTS");
+}
+
+const LOST_RACE = Symbol("lost race");
+
+/**
+ * One read-merge-write of a PATCH: the write is a test-and-set on the hash just read (If-Match,
+ * when given, was checked against that same hash). LOST_RACE when another writer came between.
+ */
+async function patchOnce(
+  client: ManagerClient,
+  jobId: string,
+  patch: Record<string, unknown>,
+  ifMatch: IfMatch,
+  options: CallOptions,
+): Promise<Job | typeof LOST_RACE> {
+  const { job: read } = await requireJob(client, jobId, options);
+  if (ifMatch.kind === "hash" && ifMatch.hash !== read.currentHash) throw preconditionFailed("the job's ETag differs from If-Match");
+  const next = patched(read, patch);
+  try {
+    next.currentHash = await updateJob(client, next, read.currentHash, false, options);
+    return next;
+  } catch (error) {
+    if (error instanceof GrpcError && error.code === Code.ABORTED) return LOST_RACE;
+    throw error;
+  }
+}
 
 /** Same job, the hash aside: what a client would send again when retrying a create. */
 function sameJob(stored: Job, sent: Job): boolean {

@@ -13,11 +13,13 @@ function isObject(value: unknown): value is Record<string, Json> {
 export function applyMergePatch(target: unknown, patch: unknown): unknown {
   if (!isObject(patch)) return patch;
   const result: Record<string, unknown> = {};
-  if (isObject(target)) for (const key of Object.keys(target)) define(result, key, target[key]);
+  const base = isObject(target) ? target : {};
+  for (const key of Object.keys(base)) {
+    if (patch[key] !== null || !Object.hasOwn(patch, key)) define(result, key, base[key]);
+  }
   for (const key of Object.keys(patch)) {
     const value = patch[key];
-    if (value === null) delete result[key];
-    else define(result, key, applyMergePatch(result[key], value));
+    if (value !== null) define(result, key, applyMergePatch(Object.hasOwn(base, key) ? base[key] : undefined, value));
   }
   return result;
 }

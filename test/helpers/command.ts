@@ -30,8 +30,8 @@ export async function startCommand(args: readonly string[] = []): Promise<Starte
         resolve(match[1]);
       }
     };
-    if (child.stdout) createInterface({ input: child.stdout }).on("line", onLine);
-    if (child.stderr) createInterface({ input: child.stderr }).on("line", onLine);
+    createInterface({ input: child.stdout }).on("line", onLine);
+    createInterface({ input: child.stderr }).on("line", onLine);
     child.once("exit", (code) => {
       clearTimeout(timer);
       reject(new Error(`exited with ${String(code)} before listening:\n${lines.join("\n")}`));

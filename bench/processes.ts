@@ -1,0 +1,53 @@
+// Child processes for benchmarks: the reference Manager and the gateway, each in its own
+// process (as deployed), so that the load generator in this process does not steal their CPU.
+import { spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
+import { createInterface } from "node:readline";
+
+export interface Child {
+  /** The first capture group of `ready` in the child's output: an address or a URL. */
+  readonly address: string;
+  stop(): Promise<void>;
+}
+
+export async function startChild(args: readonly string[], ready: RegExp): Promise<Child> {
+  const child: ChildProcess = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"] });
+  const output: string[] = [];
+  const address = await new Promise<string>((resolve, reject) => {
+    const onLine = (line: string): void => {
+      output.push(line);
+      const match = ready.exec(line);
+      if (match?.[1] !== undefined) resolve(match[1]);
+    };
+    if (child.stdout) createInterface({ input: child.stdout }).on("line", onLine);
+    if (child.stderr) createInterface({ input: child.stderr }).on("line", onLine);
+    child.once("exit", (code) => {
+      reject(new Error(`${args.join(" ")} exited with ${String(code)}:\n${output.join("\n")}`));
+    });
+  });
+  return {
+    address,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) {
+          resolve();
+          return;
+        }
+        child.once("exit", () => {
+          resolve();
+        });
+        child.kill("SIGTERM");
+      }),
+  };
+}
+
+export function startManagerProcess(dataDir: string): Promise<Child> {
+  return startChild(["dist/src/manager/main.js", "--port", "0", "--data-dir", dataDir], /listening on (\S+)/);
+}
+
+export function startGatewayProcess(managerAddress: string): Promise<Child> {
+  return startChild(
+    ["dist/src/main.js", "--port", "0", "--manager", managerAddress],
+    /listening on (http:\/\/[^\s]+)/,
+  );
+}

@@ -1,0 +1,105 @@
+// Shared primitives of the JSON mirror (DESIGN §4) as TypeBox schemas, plus the RFC 9457
+// problem. Each schema says in JSON Schema what src/json accepts and emits; TypeScript types
+// are derived with Static<>, never written by hand.
+import { Type } from "@sinclair/typebox";
+import type { Static, TSchema, TUnsafe } from "@sinclair/typebox";
+import "./formats.js";
+
+/** A copy of `schema` with its own description (and examples, when given). */
+export function doc<T extends TSchema>(schema: T, description: string, ...examples: unknown[]): T {
+  // Not CloneType(schema, options): there the schema's own description wins over the options.
+  return examples.length > 0 ? { ...schema, description, examples } : { ...schema, description };
+}
+
+/**
+ * A copy of `schema` with a stable $id, for @fastify/swagger components and fastify.addSchema.
+ * Schemas are composed from the copies without $id: Ajv refuses one $id at two places of a
+ * document (ServiceParameters is inside Job twice), so only top-level documents carry one.
+ */
+export function named<T extends TSchema>(schema: T, $id: string): T {
+  return { ...schema, $id };
+}
+
+export const Int64String = Type.String({
+  format: "int64",
+  pattern: "^(0|-?[1-9][0-9]{0,18})$",
+  description:
+    "A signed 64-bit integer as a decimal string (JSON numbers lose digits beyond 2^53): " +
+    "-9223372036854775808..9223372036854775807, no leading zeros, no \"-0\".",
+  examples: ["-9223372036854775808", "0", "4611686018427387904"],
+});
+
+export const Uint64String = Type.String({
+  format: "uint64",
+  pattern: "^(0|[1-9][0-9]{0,19})$",
+  description: "An unsigned 64-bit integer as a decimal string: 0..18446744073709551615, no leading zeros.",
+  examples: ["0", "67108864", "18446744073709551615"],
+});
+
+export const Timestamp = Type.String({
+  format: "date-time",
+  pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?([Zz]|[+-][0-9]{2}:[0-9]{2})$",
+  description:
+    "An RFC 3339 date-time within 0001-01-01..9999-12-31. Output is UTC (\"Z\") with 0, 3, 6 or 9 " +
+    "fractional digits, nanoseconds exact; input may use any offset and 1-9 fractional digits.",
+  examples: ["2025-12-02T10:00:00Z", "2100-01-01T00:00:00.123456789Z"],
+});
+
+export const Uint32 = Type.Integer({ minimum: 0, maximum: 4294967295, description: "An unsigned 32-bit integer.", examples: [8080] });
+export const Int32 = Type.Integer({ minimum: -2147483648, maximum: 2147483647, description: "A signed 32-bit integer.", examples: [0] });
+
+const NonFinite = [Type.Literal("NaN"), Type.Literal("Infinity"), Type.Literal("-Infinity")] as const;
+
+/** float: a JSON number within float32 range, or "NaN", "Infinity", "-Infinity" (proto3 JSON). */
+export const Float = Type.Union([Type.Number({ minimum: -3.4028234663852886e38, maximum: 3.4028234663852886e38 }), ...NonFinite], {
+  description: 'A 32-bit float: a JSON number, or "NaN", "Infinity", "-Infinity".',
+  examples: [0.25],
+});
+
+export const Double = Type.Union([Type.Number(), ...NonFinite], {
+  description: 'A 64-bit float: a JSON number, or "NaN", "Infinity", "-Infinity".',
+  examples: [0.5],
+});
+
+/**
+ * A protobuf map as a JSON object. `additionalProperties` with a schema, not TypeBox's
+ * Record (patternProperties "^(.*)$"), because "." does not match a line break: a key with
+ * one would fail validation and be dropped silently by fast-json-stringify.
+ */
+export function MapOf<T extends TSchema>(value: T, description: string, ...examples: unknown[]): TUnsafe<Record<string, Static<T>>> {
+  const options = examples.length > 0 ? { description, examples } : { description };
+  return Type.Unsafe<Record<string, Static<T>>>(Type.Object({}, { ...options, additionalProperties: value }));
+}
+
+export const StringMap = MapOf(Type.String(), "A map of strings.", { env: "prod" });
+
+export const ProblemItem = Type.Object(
+  {
+    pointer: Type.Optional(Type.String({ description: "JSON Pointer (RFC 6901) into the request body.", examples: ["/services/0/restart"] })),
+    parameter: Type.Optional(Type.String({ description: "Name of the query or path parameter.", examples: ["startAt"] })),
+    header: Type.Optional(Type.String({ description: "Name of the request header.", examples: ["If-Match"] })),
+    message: Type.String({ description: "What is wrong, in plain words.", examples: ['must be one of "never", "on_failure", "always"'] }),
+  },
+  { additionalProperties: false, description: "One thing wrong with the request: where, and what." },
+);
+
+export const Problem = Type.Object(
+  {
+    type: Type.String({ description: "URI reference identifying the problem type.", examples: ["about:blank"] }),
+    title: Type.String({ description: "Short summary of the problem type.", examples: ["Bad Request"] }),
+    status: Type.Integer({ minimum: 100, maximum: 599, description: "The HTTP status code.", examples: [400] }),
+    detail: Type.String({ description: "Explanation of this occurrence.", examples: ["the request body is invalid"] }),
+    instance: Type.String({ description: "URI reference of this occurrence (the request path).", examples: ["/v1/jobs/j-1"] }),
+    code: Type.Optional(Type.String({ description: "The gRPC status name, when the Manager answered.", examples: ["INVALID_ARGUMENT"] })),
+    requestId: Type.Optional(Type.String({ description: "The request's X-Request-Id.", examples: ["3f2b8c1e-5d4a-4f7b-9a0e-1c2d3e4f5a6b"] })),
+    errors: Type.Optional(
+      Type.Array(ProblemItem, {
+        description: "For validation errors: every problem found.",
+        examples: [[{ pointer: "/currentHash", message: "must be a decimal string of an int64" }]],
+      }),
+    ),
+  },
+  { additionalProperties: false, $id: "Problem", description: "An RFC 9457 problem (application/problem+json)." },
+);
+
+export type ProblemJson = Static<typeof Problem>;

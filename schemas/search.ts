@@ -1,0 +1,34 @@
+// Query parameters of GET /v1/jobs (DESIGN §5). Filters are repeatable and AND-ed. The order of
+// the filters is the order of the parameters in the query string, which a parsed query object
+// cannot carry; src/json/search.ts reads the raw query string, and this schema documents and
+// validates the same parameters.
+import { Type } from "@sinclair/typebox";
+import type { Static } from "@sinclair/typebox";
+import { Timestamp, doc } from "./common.js";
+
+const many = (description: string, example: string) =>
+  Type.Optional(Type.Array(Type.String(), { description: `${description} Repeatable.`, examples: [[example]] }));
+
+const times = (description: string, example: string) =>
+  Type.Optional(Type.Array(doc(Timestamp, "An RFC 3339 date-time."), { description: `${description} Repeatable.`, examples: [[example]] }));
+
+export const JobSearchQuery = Type.Object(
+  {
+    id: many("Job id equals.", "j-1"),
+    idNot: many("Job id differs.", "j-1"),
+    idMatch: many("Job id matches this regular expression.", "^j-"),
+    tag: many("Tag equals: name:value (the name is everything before the first colon; the value may contain colons).", "env:prod"),
+    tagNot: many("Tag differs: name:value.", "team:ops"),
+    tagMatch: many("Tag value matches a regular expression: name:regex.", "region:^eu-"),
+    hasTag: many("The job has this tag.", "owner"),
+    startAt: times("startDateTime equals.", "2026-01-01T00:00:00Z"),
+    startBefore: times("startDateTime is before.", "2026-02-01T00:00:00Z"),
+    startAtOrBefore: times("startDateTime is at or before.", "2026-03-01T00:00:00Z"),
+    startAfter: times("startDateTime is after.", "2025-01-01T00:00:00Z"),
+    startAtOrAfter: times("startDateTime is at or after.", "2025-02-01T00:00:00Z"),
+    startWithin: many("startDateTime is within from/to (two RFC 3339 date-times).", "2026-01-01T00:00:00Z/2026-01-31T23:59:59.5Z"),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 2147483647, description: "Stop after this many jobs.", examples: [100] })),
+  },
+  { additionalProperties: false, $id: "JobSearchQuery", description: "Job search filters, combined with AND." },
+);
+export type JobSearchQueryJson = Static<typeof JobSearchQuery>;

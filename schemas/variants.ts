@@ -1,0 +1,102 @@
+// Request-body variants derived from a response schema, so each message is described once.
+//
+// - Input (create, replace, any request body): the mirror reads every field as optional (the
+//   proto3 zero value when absent) and `null` as absent, so every property becomes optional and
+//   nullable, at every depth; map values and array elements stay non-null (proto3 JSON has no
+//   "absent" element). Selected top-level properties may stay required (Job: jobId and
+//   startDateTime).
+// - Merge patch (RFC 7396): objects are patched property by property, so every property is
+//   optional and nullable (null removes it), map values too (null removes the key); arrays
+//   are replaced whole, so they take the input form.
+import { OptionalKind, Type, TypeGuard } from "@sinclair/typebox";
+import type { Static, TObject, TSchema, TUnsafe } from "@sinclair/typebox";
+
+/** Type of the input form of T: maps keep their value type, objects go optional + nullable. */
+export type Lenient<T> = T extends readonly (infer E)[]
+  ? Lenient<E>[]
+  : T extends object
+    ? string extends keyof T
+      ? { [K in keyof T]: Lenient<T[K]> }
+      : { [K in keyof T]?: Lenient<T[K]> | null }
+    : T;
+
+/** Type of an RFC 7396 merge patch of T. */
+export type MergePatch<T> = T extends readonly unknown[]
+  ? Lenient<T>
+  : T extends object
+    ? { [K in keyof T]?: MergePatch<T[K]> | null }
+    : T;
+
+type Simplify<T> = { [K in keyof T]: T[K] } & {};
+
+/** Lenient<T>, except that the properties R stay required and non-null. */
+export type InputWith<T, R extends keyof T> = Simplify<Omit<Lenient<T>, R> & { [K in R]-?: Lenient<T[K]> }>;
+
+type Annotations = { description?: string; examples?: unknown[] };
+
+function annotations(schema: TSchema): Annotations {
+  const out: Annotations = {};
+  if (typeof schema.description === "string") out.description = schema.description;
+  if (Array.isArray(schema.examples)) out.examples = schema.examples as unknown[];
+  return out;
+}
+
+/** The schema without its Optional marker (a property's own type). */
+function bare(schema: TSchema): TSchema {
+  if (!TypeGuard.IsOptional(schema)) return schema;
+  const { [OptionalKind]: _optional, ...rest } = schema as TSchema & { [OptionalKind]?: string };
+  return rest;
+}
+
+function isMap(schema: TObject): schema is TObject & { additionalProperties: TSchema } {
+  return Object.keys(schema.properties).length === 0 && typeof schema.additionalProperties === "object";
+}
+
+/** schema | null, as one flat anyOf (flat alternatives make better validation messages). */
+function nullable(schema: TSchema): TSchema {
+  const branches = TypeGuard.IsUnion(schema) ? schema.anyOf : [schema];
+  return Type.Union([...branches, Type.Null()], annotations(schema));
+}
+
+function objectOf(schema: TObject, property: (p: TSchema) => TSchema): TObject {
+  const properties: Record<string, TSchema> = {};
+  for (const [name, p] of Object.entries(schema.properties)) properties[name] = Type.Optional(nullable(property(bare(p))));
+  return Type.Object(properties, { ...annotations(schema), additionalProperties: false });
+}
+
+function lenientSchema(schema: TSchema): TSchema {
+  if (TypeGuard.IsArray(schema)) return Type.Array(lenientSchema(schema.items), annotations(schema));
+  if (!TypeGuard.IsObject(schema)) return schema;
+  if (isMap(schema)) return Type.Object({}, { ...annotations(schema), additionalProperties: lenientSchema(schema.additionalProperties) });
+  return objectOf(schema, lenientSchema);
+}
+
+function patchSchema(schema: TSchema): TSchema {
+  if (TypeGuard.IsArray(schema)) return lenientSchema(schema);
+  if (!TypeGuard.IsObject(schema)) return schema;
+  if (isMap(schema)) return Type.Object({}, { ...annotations(schema), additionalProperties: nullable(patchSchema(schema.additionalProperties)) });
+  return objectOf(schema, patchSchema);
+}
+
+/** The request-body form of an object schema; `required` properties stay required, non-null. */
+export function InputOf<T extends TObject, R extends keyof Static<T> & string = never>(
+  schema: T,
+  options: { $id: string; description: string; required?: readonly R[] },
+): TUnsafe<InputWith<Static<T>, R>> {
+  const lenient = lenientSchema(schema) as TObject;
+  const properties: Record<string, TSchema> = { ...lenient.properties };
+  for (const name of options.required ?? []) {
+    const own = (schema.properties as Record<string, TSchema | undefined>)[name];
+    if (own === undefined) throw new Error(`InputOf: no property ${name}`);
+    properties[name] = lenientSchema(bare(own));
+  }
+  const object = Type.Object(properties, { additionalProperties: false, $id: options.$id, description: options.description });
+  return Type.Unsafe<InputWith<Static<T>, R>>(object);
+}
+
+/** The RFC 7396 merge-patch form of an object schema. */
+export function PatchOf<T extends TObject>(schema: T, options: { $id: string; description: string }): TUnsafe<MergePatch<Static<T>>> {
+  const patch = patchSchema(schema) as TObject;
+  const object = Type.Object(patch.properties, { additionalProperties: false, $id: options.$id, description: options.description });
+  return Type.Unsafe<MergePatch<Static<T>>>(object);
+}

@@ -1,0 +1,91 @@
+// Errors of the JSON mirror. Reading JSON collects every problem it finds (a client fixing a
+// request body wants the whole list, not one error per round trip) and throws them together
+// as one MirrorError whose items are RFC 6901 JSON Pointers into the input, ready to become the
+// `errors` of an RFC 9457 problem.
+
+/** One thing wrong with a JSON value: where (JSON Pointer into the input) and what. */
+export interface MirrorIssue {
+  readonly pointer: string;
+  readonly message: string;
+}
+
+export class MirrorError extends Error {
+  override readonly name = "MirrorError";
+  readonly errors: readonly MirrorIssue[];
+
+  constructor(errors: readonly MirrorIssue[]) {
+    const first = errors[0];
+    const head = first === undefined ? "invalid value" : `${first.pointer || "(root)"}: ${first.message}`;
+    super(errors.length > 1 ? `${head} (and ${errors.length - 1} more)` : head);
+    this.errors = errors;
+  }
+}
+
+/** Collects issues while a value is read; `throwIfAny` turns them into one MirrorError. */
+export class Issues {
+  readonly list: MirrorIssue[] = [];
+
+  add(pointer: string, message: string): void {
+    this.list.push({ pointer, message });
+  }
+
+  throwIfAny(): void {
+    if (this.list.length > 0) throw new MirrorError(this.list);
+  }
+}
+
+/** Marks a value that could not be read; its issues are already recorded. */
+export const INVALID: unique symbol = Symbol("invalid");
+export type Invalid = typeof INVALID;
+
+/** One reference token of a JSON Pointer: "~" and "/" escaped as RFC 6901 §3 says. */
+export function escapeToken(token: string): string {
+  return token.replace(/~/g, "~0").replace(/\//g, "~1");
+}
+
+export function childPointer(pointer: string, token: string | number): string {
+  return `${pointer}/${typeof token === "number" ? String(token) : escapeToken(token)}`;
+}
+
+/**
+ * Writing JSON fails only on values no JSON can carry (a timestamp outside 0001..9999 from a
+ * misbehaving Manager). Each container on the way out prefixes its token, so the error names
+ * the place in the output, like input errors do.
+ */
+export function prefixed(error: unknown, token: string | number): unknown {
+  if (!(error instanceof MirrorError)) return error;
+  return new MirrorError(
+    error.errors.map((e) => ({ pointer: `${childPointer("", token)}${e.pointer}`, message: e.message })),
+  );
+}
+
+/** Set an own data property even when the key is "__proto__", never touching a prototype. */
+export function setOwn<V>(target: Record<string, V>, key: string, value: V): void {
+  if (key === "__proto__") {
+    Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  } else {
+    target[key] = value;
+  }
+}
+
+export function isJsonObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** A short description of a JSON value's type for messages: "a number", "null", "an array". */
+export function describe(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  switch (typeof value) {
+    case "string":
+      return `the string ${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)}`;
+    case "number":
+      return `the number ${String(value)}`;
+    case "boolean":
+      return `the boolean ${String(value)}`;
+    case "object":
+      return "an object";
+    default:
+      return typeof value;
+  }
+}

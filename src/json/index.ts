@@ -1,0 +1,9 @@
+// The JSON mirror's public API (DESIGN §4).
+export { messageFromJson, messageToJson } from "./mirror.js";
+export { jobFromJson, jobToJson } from "./job.js";
+export type { JobJson } from "./job.js";
+export { MirrorError } from "./errors.js";
+export type { MirrorIssue } from "./errors.js";
+export { QueryError, searchRequestFromQuery } from "./search.js";
+export type { QueryIssue, SearchQuery } from "./search.js";
+export { formatTimestamp, parseTimestamp } from "./timestamp.js";

@@ -1,0 +1,175 @@
+// Scalar codecs (DESIGN §4). 64-bit integers are decimal strings, because a JSON number is a
+// double and silently loses digits beyond 2^53; every other scalar is its JSON counterpart.
+// Input is exact: no type coercion ("1" is not 1), so that every value the gateway accepts is
+// one it would emit itself, and JSON → protobuf → JSON is the identity.
+import { ScalarType } from "@bufbuild/protobuf";
+import type { Codec } from "./codec.js";
+import { INVALID, describe } from "./errors.js";
+
+const INT64 = { name: "int64", min: -(2n ** 63n), max: 2n ** 63n - 1n } as const;
+const UINT64 = { name: "uint64", min: 0n, max: 2n ** 64n - 1n } as const;
+
+// Canonical decimals only: no leading zeros, no "-0", no "+", no blanks, no exponent. The
+// output never has them either, so accepting them would break JSON → protobuf → JSON.
+const SIGNED_DECIMAL = /^(?:0|-?[1-9][0-9]*)$/;
+const UNSIGNED_DECIMAL = /^(?:0|[1-9][0-9]*)$/;
+
+/** The largest finite float32; a larger double would become Infinity on the wire. */
+const FLOAT_MAX = 3.4028234663852886e38;
+
+// A lone UTF-16 surrogate cannot be encoded as UTF-8: protobuf would replace it with U+FFFD.
+const LONE_SURROGATE = /\p{Cs}/u;
+
+/** Why `text` is not a canonical decimal 64-bit integer, or undefined when it is one. */
+export function int64Problem(text: string, signed: boolean): string | undefined {
+  const t = signed ? INT64 : UINT64;
+  const expected = `must be a decimal string of an ${t.name} between ${t.min} and ${t.max}`;
+  if (!(signed ? SIGNED_DECIMAL : UNSIGNED_DECIMAL).test(text)) {
+    return `${expected} (digits only, no sign on zero, no leading zeros or blanks)`;
+  }
+  const value = BigInt(text);
+  return value < t.min || value > t.max ? `${expected}, out of range` : undefined;
+}
+
+function int64Codec(signed: boolean, asString: boolean): Codec {
+  const t = signed ? INT64 : UINT64;
+  return {
+    out: (v) => (typeof v === "string" ? v : (v as bigint).toString()),
+    in(json, pointer, issues) {
+      if (typeof json !== "string") {
+        const hint = typeof json === "number" ? ` (a JSON number cannot carry 64 bits exactly: write "${String(json)}")` : "";
+        issues.add(pointer, `must be a decimal string of an ${t.name} between ${t.min} and ${t.max}, not ${describe(json)}${hint}`);
+        return INVALID;
+      }
+      const problem = int64Problem(json, signed);
+      if (problem !== undefined) {
+        issues.add(pointer, problem);
+        return INVALID;
+      }
+      return asString ? json : BigInt(json);
+    },
+  };
+}
+
+function int32Codec(name: string, min: number, max: number): Codec {
+  return {
+    out: (v) => v as number,
+    in(json, pointer, issues) {
+      if (typeof json !== "number" || !Number.isInteger(json) || json < min || json > max) {
+        issues.add(pointer, `must be an integer (${name}) between ${min} and ${max}, not ${describe(json)}`);
+        return INVALID;
+      }
+      return json === 0 ? 0 : json; // JSON -0 is 0
+    },
+  };
+}
+
+// Non-finite values are strings, as in the proto3 JSON mapping: JSON has no NaN or Infinity.
+const NON_FINITE = new Map<string, number>([
+  ["NaN", NaN],
+  ["Infinity", Infinity],
+  ["-Infinity", -Infinity],
+]);
+
+function floatingCodec(name: "float" | "double"): Codec {
+  const max = name === "float" ? FLOAT_MAX : Number.MAX_VALUE;
+  return {
+    out(v) {
+      const n = v as number;
+      if (Number.isFinite(n)) return n;
+      return Number.isNaN(n) ? "NaN" : n > 0 ? "Infinity" : "-Infinity";
+    },
+    in(json, pointer, issues) {
+      if (typeof json === "number" && Math.abs(json) <= max) return json;
+      if (typeof json === "string") {
+        const special = NON_FINITE.get(json);
+        if (special !== undefined) return special;
+      }
+      const range = typeof json === "number" ? ` within ±${max}` : "";
+      issues.add(pointer, `must be a number (${name})${range} or one of "NaN", "Infinity", "-Infinity", not ${describe(json)}`);
+      return INVALID;
+    },
+  };
+}
+
+const boolCodec: Codec = {
+  out: (v) => v as boolean,
+  in(json, pointer, issues) {
+    if (typeof json === "boolean") return json;
+    issues.add(pointer, `must be a boolean, not ${describe(json)}`);
+    return INVALID;
+  },
+};
+
+/** Why a string cannot be a protobuf string, or undefined. */
+export function stringProblem(text: string): string | undefined {
+  return LONE_SURROGATE.test(text) ? "must be valid Unicode (it contains a lone surrogate \\uD800-\\uDFFF)" : undefined;
+}
+
+const stringCodec: Codec = {
+  out: (v) => v as string,
+  in(json, pointer, issues) {
+    if (typeof json !== "string") {
+      issues.add(pointer, `must be a string, not ${describe(json)}`);
+      return INVALID;
+    }
+    const problem = stringProblem(json);
+    if (problem === undefined) return json;
+    issues.add(pointer, problem);
+    return INVALID;
+  },
+};
+
+// bytes: standard base64 with padding out; standard or URL-safe, padded or not, in (proto3).
+const BASE64 = /^(?:[A-Za-z0-9+/_-]{4})*(?:[A-Za-z0-9+/_-]{2}(?:==)?|[A-Za-z0-9+/_-]{3}=?)?$/;
+
+const bytesCodec: Codec = {
+  out: (v) => Buffer.from(v as Uint8Array).toString("base64"),
+  in(json, pointer, issues) {
+    if (typeof json === "string" && BASE64.test(json)) return new Uint8Array(Buffer.from(json, "base64"));
+    issues.add(pointer, `must be a base64 string, not ${describe(json)}`);
+    return INVALID;
+  },
+};
+
+const codecs = new Map<string, Codec>();
+
+/** The codec of a scalar type; `longAsString` is protobuf-es' jstype = JS_STRING. */
+export function scalarCodec(type: ScalarType, longAsString: boolean): Codec {
+  const key = `${type}:${longAsString}`;
+  let codec = codecs.get(key);
+  if (codec === undefined) {
+    codec = makeScalarCodec(type, longAsString);
+    codecs.set(key, codec);
+  }
+  return codec;
+}
+
+function makeScalarCodec(type: ScalarType, longAsString: boolean): Codec {
+  switch (type) {
+    case ScalarType.INT64:
+    case ScalarType.SINT64:
+    case ScalarType.SFIXED64:
+      return int64Codec(true, longAsString);
+    case ScalarType.UINT64:
+    case ScalarType.FIXED64:
+      return int64Codec(false, longAsString);
+    case ScalarType.INT32:
+    case ScalarType.SINT32:
+    case ScalarType.SFIXED32:
+      return int32Codec("int32", -2147483648, 2147483647);
+    case ScalarType.UINT32:
+    case ScalarType.FIXED32:
+      return int32Codec("uint32", 0, 4294967295);
+    case ScalarType.FLOAT:
+      return floatingCodec("float");
+    case ScalarType.DOUBLE:
+      return floatingCodec("double");
+    case ScalarType.BOOL:
+      return boolCodec;
+    case ScalarType.STRING:
+      return stringCodec;
+    case ScalarType.BYTES:
+      return bytesCodec;
+  }
+}

@@ -1,0 +1,134 @@
+import { create, equals, fromBinary, isMessage, toBinary } from "@bufbuild/protobuf";
+import { describe, expect, it } from "vitest";
+import { LogSchema } from "../../src/gen/norsk/api/common_pb.js";
+import { JobRequirementsSchema, JobSchema } from "../../src/gen/norsk/api/manager_pb.js";
+import { jobFromJson, jobToJson } from "../../src/json/job.js";
+import { messageFromJson, messageToJson } from "../../src/json/mirror.js";
+import { issueOf, jobBody } from "./helpers.js";
+
+const INT64_RANGE = "must be a decimal string of an int64 between -9223372036854775808 and 9223372036854775807";
+
+describe("int64 (Job.currentHash): decimal strings, exact over the whole range", () => {
+  it.each(["-9223372036854775808", "9223372036854775807", "0", "1", "-1", "4611686018427387904"])(
+    "reads %s exactly and writes it back unchanged",
+    (text) => {
+      const job = jobFromJson(jobBody({ currentHash: text }));
+      expect(job.currentHash).toBe(BigInt(text));
+      expect(jobToJson(job).currentHash).toBe(text);
+    },
+  );
+
+  it.each(["-9223372036854775809", "9223372036854775808", "99999999999999999999999"])("rejects %s, one past the range", (text) => {
+    const issue = issueOf(() => jobFromJson(jobBody({ currentHash: text })));
+    expect(issue.pointer).toBe("/currentHash");
+    expect(issue.message).toContain(INT64_RANGE);
+  });
+
+  it("rejects the JSON number 1 (numbers lose digits) but accepts the string \"1\"", () => {
+    const issue = issueOf(() => jobFromJson(jobBody({ currentHash: 1 })));
+    expect(issue).toEqual({ pointer: "/currentHash", message: expect.stringContaining(INT64_RANGE) as unknown });
+    expect(issue.message).toContain('write "1"');
+    expect(jobFromJson(jobBody({ currentHash: "1" })).currentHash).toBe(1n);
+  });
+
+  it.each(["01", "-0", " 1", "1 ", "1e3", "+1", "0x10", "1.0", "", "-", "١"])("rejects the non-canonical %j", (text) => {
+    expect(issueOf(() => jobFromJson(jobBody({ currentHash: text }))).pointer).toBe("/currentHash");
+  });
+
+  it.each([true, {}, [], 9007199254740992])("rejects a non-string (%j)", (value) => {
+    expect(issueOf(() => jobFromJson(jobBody({ currentHash: value }))).pointer).toBe("/currentHash");
+  });
+});
+
+describe("uint64 (Log.timestamp, OptionalInt64 sharedMemorySize)", () => {
+  it("writes 0 and 2^64-1 as decimal strings and reads them back", () => {
+    for (const timestamp of [0n, 2n ** 64n - 1n]) {
+      const json = messageToJson(LogSchema, create(LogSchema, { timestamp }));
+      expect(json.timestamp).toBe(timestamp.toString());
+      expect(messageFromJson(LogSchema, json).timestamp).toBe(timestamp);
+    }
+  });
+
+  it.each(["18446744073709551616", "-1", "-0"])("rejects %s", (text) => {
+    const issue = issueOf(() => messageFromJson(LogSchema, { timestamp: text }));
+    expect(issue.pointer).toBe("/timestamp");
+    expect(issue.message).toContain("between 0 and 18446744073709551615");
+  });
+
+  it("reads a flattened OptionalInt64 as its decimal string", () => {
+    const job = jobFromJson(jobBody({ norskServiceParameters: { sharedMemorySize: "18446744073709551615" } }));
+    expect(job.norskServiceParameters?.sharedMemorySize?.value).toBe(2n ** 64n - 1n);
+    const issue = issueOf(() => jobFromJson(jobBody({ norskServiceParameters: { sharedMemorySize: 64 } })));
+    expect(issue.pointer).toBe("/norskServiceParameters/sharedMemorySize");
+  });
+});
+
+describe("32-bit integers: JSON integers in range", () => {
+  const service = (restartCount: unknown) => jobBody({ services: [{ name: "s", restartCount }] });
+
+  it("accepts 0 and 4294967295 for a uint32", () => {
+    expect(jobFromJson(service(4294967295)).services[0]?.restartCount).toBe(4294967295);
+    expect(jobFromJson(service(0)).services[0]?.restartCount).toBe(0);
+  });
+
+  it.each([-1, 4294967296, 1.5, "3", "3.0", true])("rejects %j for a uint32", (value) => {
+    const issue = issueOf(() => jobFromJson(service(value)));
+    expect(issue.pointer).toBe("/services/0/restartCount");
+    expect(issue.message).toContain("between 0 and 4294967295");
+  });
+});
+
+describe("float and double: numbers, and the proto3 strings for non-finite values", () => {
+  it.each([
+    ["NaN", NaN],
+    ["Infinity", Infinity],
+    ["-Infinity", -Infinity],
+  ])("reads and writes %s", (text, value) => {
+    const message = messageFromJson(JobRequirementsSchema, { requiredCapacity: text, requiredGpuCapacity: text });
+    expect(message.requiredCapacity).toBe(value);
+    expect(message.requiredGpuCapacity?.value).toBe(value);
+    const json = messageToJson(JobRequirementsSchema, message);
+    expect(json.requiredCapacity).toBe(text);
+    expect(json.requiredGpuCapacity).toBe(text);
+    expect(JSON.parse(JSON.stringify(json))).toEqual(json);
+  });
+
+  it("rejects a number beyond float32 range for a float, not for a double", () => {
+    const issue = issueOf(() => messageFromJson(JobRequirementsSchema, { requiredGpuCapacity: 1e39 }));
+    expect(issue.pointer).toBe("/requiredGpuCapacity");
+    expect(messageFromJson(JobRequirementsSchema, { requiredCapacity: 1e39 }).requiredCapacity).toBe(1e39);
+  });
+
+  it.each(["nan", "inf", "1.5", true])("rejects %j", (value) => {
+    expect(issueOf(() => messageFromJson(JobRequirementsSchema, { requiredCapacity: value })).pointer).toBe("/requiredCapacity");
+  });
+});
+
+describe("bool and string", () => {
+  it("rejects \"true\" for a bool", () => {
+    const body = jobBody({ services: [{ parameters: { volumeMounts: [{ readOnly: "true" }] } }] });
+    expect(issueOf(() => jobFromJson(body)).pointer).toBe("/services/0/parameters/volumeMounts/0/readOnly");
+  });
+
+  it("rejects a number for a string", () => {
+    expect(issueOf(() => jobFromJson(jobBody({ description: 5 }))).message).toBe("must be a string, not the number 5");
+  });
+
+  it("rejects a lone surrogate (protobuf strings are UTF-8), accepts a surrogate pair", () => {
+    expect(issueOf(() => jobFromJson(jobBody({ description: "a\ud800b" }))).pointer).toBe("/description");
+    expect(jobFromJson(jobBody({ description: "😀" })).description).toBe("😀");
+  });
+
+  it("keeps every string byte for byte, JSON-hostile characters included", () => {
+    const text = "\ufeffBOM first, line\nbreak \"quoted\" \\ tab\t nul\u0000 ü 😀";
+    expect(jobToJson(jobFromJson(jobBody({ description: text }))).description).toBe(text);
+  });
+});
+
+describe("a Job built from JSON is a real protobuf-es message", () => {
+  it("is made with create(): it has its $typeName and encodes", () => {
+    const job = jobFromJson(jobBody({ currentHash: "-1", launchConfigJson: "" }));
+    expect(isMessage(job, JobSchema)).toBe(true);
+    expect(equals(JobSchema, fromBinary(JobSchema, toBinary(JobSchema, job)), job)).toBe(true);
+  });
+});

@@ -1,0 +1,65 @@
+import { TypeGuard } from "@sinclair/typebox";
+import type { TSchema } from "@sinclair/typebox";
+import { Value } from "@sinclair/typebox/value";
+import { describe, expect, it } from "vitest";
+import { Problem } from "../../schemas/common.js";
+import { CurrentJob, Instances, Job, JobInput, JobList, JobPatch, RunningJob } from "../../schemas/job.js";
+import { JobSearchQuery } from "../../schemas/search.js";
+import { EnvironmentVariable, PortMapping, Service, ServiceParameters, VolumeMount } from "../../schemas/service.js";
+
+const NAMED: Record<string, TSchema> = {
+  Job,
+  JobInput,
+  JobPatch,
+  JobList,
+  Instances,
+  CurrentJob,
+  RunningJob,
+  Service,
+  ServiceParameters,
+  PortMapping,
+  EnvironmentVariable,
+  VolumeMount,
+  Problem,
+  JobSearchQuery,
+};
+
+/** Every property of every object schema inside `schema`, with its path. */
+function properties(schema: TSchema, at: string): [string, TSchema][] {
+  const found: [string, TSchema][] = [];
+  if (TypeGuard.IsObject(schema)) {
+    for (const [name, p] of Object.entries(schema.properties)) found.push([`${at}/${name}`, p], ...properties(p, `${at}/${name}`));
+    const additional: unknown = schema.additionalProperties;
+    if (typeof additional === "object" && additional !== null) found.push(...properties(additional as TSchema, `${at}/*`));
+  } else if (TypeGuard.IsArray(schema)) {
+    found.push(...properties(schema.items, `${at}/0`));
+  } else if (TypeGuard.IsUnion(schema)) {
+    for (const branch of schema.anyOf) found.push(...properties(branch, at));
+  }
+  return found;
+}
+
+describe("schemas are documented and named", () => {
+  it.each(Object.entries(NAMED))("%s has its name as a stable $id and a description", (name, schema) => {
+    expect(schema.$id).toBe(name);
+    expect(typeof schema.description).toBe("string");
+  });
+
+  it.each(Object.entries(NAMED))("every property of %s has a description and an example that fits", (_name, schema) => {
+    const list = properties(schema, "");
+    expect(list.length).toBeGreaterThan(0);
+    for (const [path, property] of list) {
+      expect(property.description, `${path}: description`).toEqual(expect.any(String));
+      expect(property.examples, `${path}: examples`).toEqual(expect.any(Array));
+      for (const example of property.examples as unknown[]) {
+        expect(Value.Check({ ...property, $id: undefined }, example), `${path}: example ${JSON.stringify(example)}`).toBe(true);
+      }
+    }
+  });
+
+  it("gives Job's properties the wording of DESIGN §2", () => {
+    expect(Job.properties.launchConfigJson.description).toContain('"" is present-but-empty');
+    expect(Job.properties.terminalState.description).toContain("must not be re-placed");
+    expect(Job.properties.currentHash.description).toContain("int64 on the wire");
+  });
+});
