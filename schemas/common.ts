@@ -91,7 +91,10 @@ export const Problem = Type.Object(
     detail: Type.String({ description: "Explanation of this occurrence.", examples: ["the request body is invalid"] }),
     instance: Type.String({ description: "URI reference of this occurrence (the request path).", examples: ["/v1/jobs/j-1"] }),
     code: Type.Optional(Type.String({ description: "The gRPC status name, when the Manager answered.", examples: ["INVALID_ARGUMENT"] })),
-    requestId: Type.Optional(Type.String({ description: "The request's X-Request-Id.", examples: ["3f2b8c1e-5d4a-4f7b-9a0e-1c2d3e4f5a6b"] })),
+    requestId: Type.String({
+      description: "The request's X-Request-Id: the one sent, or the one generated for it.",
+      examples: ["3f2b8c1e-5d4a-4f7b-9a0e-1c2d3e4f5a6b"],
+    }),
     errors: Type.Optional(
       Type.Array(ProblemItem, {
         description: "For validation errors: every problem found.",

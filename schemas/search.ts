@@ -1,7 +1,8 @@
 // Query parameters of GET /v1/jobs (DESIGN §5). Filters are repeatable and AND-ed. The order of
 // the filters is the order of the parameters in the query string, which a parsed query object
 // cannot carry; src/json/search.ts reads the raw query string, and this schema documents and
-// validates the same parameters.
+// validates the same parameters. The examples all match the job of the OpenAPI document's
+// examples (src/openapi/examples.ts): Swagger UI sends every one of them.
 import { Type } from "@sinclair/typebox";
 import type { Static } from "@sinclair/typebox";
 import { Timestamp, doc } from "./common.js";
@@ -14,19 +15,19 @@ const times = (description: string, example: string) =>
 
 export const JobSearchQuery = Type.Object(
   {
-    id: many("Job id equals.", "j-1"),
-    idNot: many("Job id differs.", "j-1"),
-    idMatch: many("Job id matches this regular expression.", "^j-"),
+    id: many("Job id equals.", "encoder-1"),
+    idNot: many("Job id differs.", "encoder-2"),
+    idMatch: many("Job id matches this regular expression.", "^encoder-"),
     tag: many("Tag equals: name:value (the name is everything before the first colon; the value may contain colons).", "env:prod"),
-    tagNot: many("Tag differs: name:value.", "team:ops"),
-    tagMatch: many("Tag value matches a regular expression: name:regex.", "region:^eu-"),
-    hasTag: many("The job has this tag.", "owner"),
-    startAt: times("startDateTime equals.", "2026-01-01T00:00:00Z"),
-    startBefore: times("startDateTime is before.", "2026-02-01T00:00:00Z"),
-    startAtOrBefore: times("startDateTime is at or before.", "2026-03-01T00:00:00Z"),
-    startAfter: times("startDateTime is after.", "2025-01-01T00:00:00Z"),
-    startAtOrAfter: times("startDateTime is at or after.", "2025-02-01T00:00:00Z"),
-    startWithin: many("startDateTime is within from/to (two RFC 3339 date-times).", "2026-01-01T00:00:00Z/2026-01-31T23:59:59.5Z"),
+    tagNot: many("Tag differs: name:value.", "env:dev"),
+    tagMatch: many("Tag value matches a regular expression: name:regex.", "env:^pr"),
+    hasTag: many("The job has this tag.", "env"),
+    startAt: times("startDateTime equals.", "2026-12-24T18:00:00Z"),
+    startBefore: times("startDateTime is before.", "2027-01-01T00:00:00Z"),
+    startAtOrBefore: times("startDateTime is at or before.", "2026-12-24T18:00:00Z"),
+    startAfter: times("startDateTime is after.", "2026-12-01T00:00:00Z"),
+    startAtOrAfter: times("startDateTime is at or after.", "2026-12-24T18:00:00Z"),
+    startWithin: many("startDateTime is within from/to (two RFC 3339 date-times).", "2026-12-24T00:00:00Z/2026-12-25T00:00:00.5Z"),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 2147483647, description: "Stop after this many jobs.", examples: [100] })),
   },
   { additionalProperties: false, $id: "JobSearchQuery", description: "Job search filters, combined with AND." },

@@ -90,7 +90,8 @@ export function InputOf<T extends TObject, R extends keyof Static<T> & string = 
     if (own === undefined) throw new Error(`InputOf: no property ${name}`);
     properties[name] = lenientSchema(bare(own));
   }
-  const object = Type.Object(properties, { additionalProperties: false, $id: options.$id, description: options.description });
+  // The source's examples are valid input as they are: they carry over (documentation only).
+  const object = Type.Object(properties, { ...annotations(schema), additionalProperties: false, $id: options.$id, description: options.description });
   return Type.Unsafe<InputWith<Static<T>, R>>(object);
 }
 

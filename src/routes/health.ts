@@ -6,6 +6,7 @@ import type { FastifyPluginCallbackTypebox } from "@fastify/type-provider-typebo
 import { HealthCheckResponse_ServingStatus } from "../gen/grpc/health/v1/health_pb.js";
 import { ProblemError } from "../problem.js";
 import type { ManagerConnection } from "../grpc/manager-connection.js";
+import { jsonResponse, problemResponse } from "./route-schemas.js";
 
 export interface HealthRoutesOptions {
   readonly connection: ManagerConnection;
@@ -13,20 +14,42 @@ export interface HealthRoutesOptions {
   readonly readinessTimeoutMs?: number;
 }
 
-const Status = Type.Object({ status: Type.String({ examples: ["ok"] }) }, { additionalProperties: false });
+const Status = Type.Object(
+  { status: Type.String({ description: '"ok" for liveness, "ready" for readiness.', examples: ["ok"] }) },
+  { additionalProperties: false, description: "A probe's answer." },
+);
 
 export const healthRoutes: FastifyPluginCallbackTypebox<HealthRoutesOptions> = (app, options, done) => {
   const timeoutMs = options.readinessTimeoutMs ?? 2_000;
 
   app.get(
     "/healthz",
-    { schema: { summary: "Liveness: the gateway process serves", tags: ["operations"], operationId: "getLiveness", response: { 200: Status } } },
+    {
+      schema: {
+        summary: "Liveness: the gateway process serves",
+        description: "Answers 200 while the process serves HTTP; it does not ask the Manager (see /readyz).",
+        tags: ["operations"],
+        operationId: "getLiveness",
+        response: { 200: jsonResponse(Status, "OK: the process serves.") },
+      },
+    },
     () => ({ status: "ok" }),
   );
 
   app.get(
     "/readyz",
-    { schema: { summary: "Readiness: the Manager answers its health check", tags: ["operations"], operationId: "getReadiness", response: { 200: Status } } },
+    {
+      schema: {
+        summary: "Readiness: the Manager answers its health check",
+        description: "grpc.health.v1 Check on the Manager's channel: 200 when it answers SERVING, else 503, so a load balancer stops sending traffic.",
+        tags: ["operations"],
+        operationId: "getReadiness",
+        response: {
+          200: jsonResponse(Status, "OK: the Manager answers SERVING."),
+          503: problemResponse("Service Unavailable: the Manager cannot be reached or is not serving."),
+        },
+      },
+    },
     async () => {
       let serving = false;
       try {

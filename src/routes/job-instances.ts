@@ -1,6 +1,5 @@
 // A job's running instances (DESIGN §5): list them (JobSearch), start one (StartJob), stop one
 // (StopJob).
-import { Type } from "@sinclair/typebox";
 import type { FastifyPluginCallbackTypebox } from "@fastify/type-provider-typebox";
 import { create } from "@bufbuild/protobuf";
 import { RunningJobSchema } from "../gen/norsk/api/manager_pb.js";
@@ -10,7 +9,7 @@ import { InstanceParams, StartInstance, StopInstanceQuery } from "../../schemas/
 import { callOptionsFor } from "./call-context.js";
 import { requireJob } from "./job-access.js";
 import type { ManagerClient } from "./job-access.js";
-import { JobIdParams, acceptOnly, errorResponses, notFoundAs } from "./route-schemas.js";
+import { JobIdParams, LocationHeader, acceptOnly, emptyResponse, errorResponses, jsonResponse, notFoundAs } from "./route-schemas.js";
 
 export interface InstanceRoutesOptions {
   readonly client: ManagerClient;
@@ -26,8 +25,9 @@ export const jobInstanceRoutes: FastifyPluginCallbackTypebox<InstanceRoutesOptio
         operationId: "listJobInstances",
         tags: ["jobs"],
         summary: "List a job's running instances",
+        description: "JobSearch for this one id: the `instances` of its CurrentJob, one per running role.",
         params: JobIdParams,
-        response: { 200: Instances, ...errorResponses(400, 404) },
+        response: { 200: jsonResponse(Instances, "OK: the running instances (none when the job is not running)."), ...errorResponses(400, [404, "no job has this id"]) },
       },
     },
     async (request, reply) => {
@@ -44,9 +44,14 @@ export const jobInstanceRoutes: FastifyPluginCallbackTypebox<InstanceRoutesOptio
         operationId: "startJob",
         tags: ["jobs"],
         summary: "Start an instance of a job on a node",
+        description:
+          "StartJob: runs the job in `role` on node `nodeId` and makes it `active`. A role runs at most once; a completed job cannot be started (400, FAILED_PRECONDITION).",
         params: JobIdParams,
         body: StartInstance,
-        response: { 201: RunningJob, ...errorResponses(400, 404, 415) },
+        response: {
+          201: jsonResponse(RunningJob, "Created: the instance now running.", { Location: LocationHeader }),
+          ...errorResponses([400, "the body is invalid, the role already runs, or the job is complete (FAILED_PRECONDITION)"], [404, "no job has this id"], 413, 415),
+        },
       },
     },
     async (request, reply) => {
@@ -70,9 +75,10 @@ export const jobInstanceRoutes: FastifyPluginCallbackTypebox<InstanceRoutesOptio
         operationId: "stopJob",
         tags: ["jobs"],
         summary: "Stop an instance of a job",
+        description: "StopJob: stops the instance of the job in `role` on node `nodeId`; a job left without instances returns to `pre`.",
         params: InstanceParams,
         querystring: StopInstanceQuery,
-        response: { 204: Type.Null(), ...errorResponses(400, 404) },
+        response: { 204: emptyResponse("No Content: the instance is stopped."), ...errorResponses(400, [404, "the job has no instance in this role on that node"]) },
       },
     },
     async (request, reply) => {

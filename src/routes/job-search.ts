@@ -17,6 +17,7 @@ import { serializerOptions } from "../validation.js";
 import { callOptionsFor } from "./call-context.js";
 import type { ManagerClient } from "./job-access.js";
 import { errorResponses } from "./route-schemas.js";
+import { NdjsonLine } from "./search-schemas.js";
 
 export interface SearchRoutesOptions {
   readonly client: ManagerClient;
@@ -37,8 +38,17 @@ export const jobSearchRoutes: FastifyPluginCallbackTypebox<SearchRoutesOptions> 
         operationId: "jobSearch",
         tags: ["jobs"],
         summary: "Search jobs",
+        description:
+          "JobSearch. Filters are repeatable and combined with AND; results come in job id order, streamed as the Manager sends them, " +
+          "and `limit` stops early. `Accept: application/x-ndjson` gives one job per line instead of `{\"jobs\": [...]}`.",
         querystring: JobSearchQuery,
-        response: { 200: JobList, ...errorResponses(400) },
+        response: {
+          200: {
+            description: "OK: the jobs found, as one JSON document or, when asked, as newline-delimited JSON.",
+            content: { "application/json": { schema: JobList }, [NDJSON]: { schema: NdjsonLine } },
+          },
+          ...errorResponses([400, "a filter is malformed, or the Manager refused it (a bad regular expression)"]),
+        },
       },
     },
     async (request, reply) => {

@@ -1,7 +1,6 @@
 // The job resource (DESIGN §5): create, read, replace, merge-patch, delete, complete. Each
 // route makes one gRPC call, except PATCH (read, then test-and-set write, retried) and a
 // create that meets an existing job (read, to tell a safe retry from a conflict).
-import { Type } from "@sinclair/typebox";
 import type { FastifyPluginCallbackTypebox } from "@fastify/type-provider-typebox";
 import type { FastifyReply } from "fastify";
 import { clone, equals } from "@bufbuild/protobuf";
@@ -18,7 +17,18 @@ import { applyMergePatch } from "./merge-patch.js";
 import { etagOf, noneMatch, parseIfMatch } from "./preconditions.js";
 import type { IfMatch } from "./preconditions.js";
 import type { CallOptions } from "../grpc/types.js";
-import { JobIdParams, acceptOnly, errorResponses, notFoundAs } from "./route-schemas.js";
+import {
+  ETagHeader,
+  IfMatchHeaders,
+  IfNoneMatchHeaders,
+  JobIdParams,
+  LocationHeader,
+  acceptOnly,
+  emptyResponse,
+  errorResponses,
+  jsonResponse,
+  notFoundAs,
+} from "./route-schemas.js";
 
 export interface JobsRoutesOptions {
   readonly client: ManagerClient;
@@ -48,8 +58,16 @@ export const jobsRoutes: FastifyPluginCallbackTypebox<JobsRoutesOptions> = (app,
         operationId: "createJob",
         tags: ["jobs"],
         summary: "Create a job",
+        description:
+          "CreateJob. Only `jobId` and `startDateTime` are required; every other field defaults to its zero value. " +
+          "The answer is the job as accepted with the hash the Manager returned, and its `Location` and `ETag`. " +
+          "Sending the same job again is a safe retry (200 with the stored job); a different job under the same id is a 409.",
         body: JobInput,
-        response: { 200: JobJsonSchema, 201: JobJsonSchema, ...errorResponses(400, 409, 415) },
+        response: {
+          200: jsonResponse(JobJsonSchema, "OK: an identical job already exists (a safe retry); this is the stored job.", { ETag: ETagHeader, Location: LocationHeader }),
+          201: jsonResponse(JobJsonSchema, "Created: the job as accepted, with the hash the Manager returned.", { ETag: ETagHeader, Location: LocationHeader }),
+          ...errorResponses(400, [409, "a different job with this jobId already exists"], 413, 415),
+        },
       },
     },
     async (request, reply) => {
@@ -68,8 +86,14 @@ export const jobsRoutes: FastifyPluginCallbackTypebox<JobsRoutesOptions> = (app,
         operationId: "jobById",
         tags: ["jobs"],
         summary: "Read a job",
+        description: "JobSearch for this one id. The `ETag` is the job's `currentHash`; with a matching `If-None-Match` the answer is 304 without a body.",
         params: JobIdParams,
-        response: { 200: JobJsonSchema, 304: Type.Null(), ...errorResponses(400, 404) },
+        headers: IfNoneMatchHeaders,
+        response: {
+          200: jsonResponse(JobJsonSchema, "OK: the job.", { ETag: ETagHeader }),
+          304: emptyResponse("Not Modified: the job's ETag matches If-None-Match.", { ETag: ETagHeader }),
+          ...errorResponses(400, [404, "no job has this id"]),
+        },
       },
     },
     async (request, reply) => {
@@ -89,9 +113,16 @@ export const jobsRoutes: FastifyPluginCallbackTypebox<JobsRoutesOptions> = (app,
         operationId: "updateJob",
         tags: ["jobs"],
         summary: "Replace a job",
+        description:
+          "UpdateJob: a full replacement; fields left out take their zero value. `If-Match`, or a non-zero `currentHash` in the body, " +
+          "makes it conditional (412 when stale, and nothing is written). GET then PUT of the same body changes nothing.",
         params: JobIdParams,
+        headers: IfMatchHeaders,
         body: JobInput,
-        response: { 200: JobJsonSchema, ...errorResponses(400, 404, 409, 412, 415) },
+        response: {
+          200: jsonResponse(JobJsonSchema, "OK: the job as replaced, with its new hash.", { ETag: ETagHeader }),
+          ...errorResponses(400, [404, "no job has this id"], [409, "the job changed concurrently (ABORTED) and no precondition was asked for"], 412, 413, 415),
+        },
       },
     },
     async (request, reply) => {
@@ -116,9 +147,18 @@ export const jobsRoutes: FastifyPluginCallbackTypebox<JobsRoutesOptions> = (app,
         operationId: "patchJob",
         tags: ["jobs"],
         summary: "Change some fields of a job (JSON Merge Patch)",
+        description:
+          "JSON Merge Patch (RFC 7396): what the patch names changes, `null` removes it, everything else is kept, including fields " +
+          "this gateway does not know. Written with a test-and-set on the hash read, retried up to 3 times when another writer " +
+          "comes between; with `If-Match`, a changed job is a 412 instead.",
+        consumes: ["application/merge-patch+json", "application/json"],
         params: JobIdParams,
+        headers: IfMatchHeaders,
         body: JobPatch,
-        response: { 200: JobJsonSchema, ...errorResponses(400, 404, 409, 412, 415) },
+        response: {
+          200: jsonResponse(JobJsonSchema, "OK: the job as patched, with its new hash.", { ETag: ETagHeader }),
+          ...errorResponses(400, [404, "no job has this id"], [409, "the job kept changing; the gateway gave up after 3 attempts"], 412, 413, 415),
+        },
       },
     },
     async (request, reply) => {
@@ -145,8 +185,10 @@ export const jobsRoutes: FastifyPluginCallbackTypebox<JobsRoutesOptions> = (app,
         operationId: "deleteJob",
         tags: ["jobs"],
         summary: "Delete a job",
+        description: "DeleteJob. With `If-Match`, only if the job's ETag is that one (412 otherwise, also when the job does not exist).",
         params: JobIdParams,
-        response: { 204: Type.Null(), ...errorResponses(400, 404, 412) },
+        headers: IfMatchHeaders,
+        response: { 204: emptyResponse("No Content: the job is deleted."), ...errorResponses(400, [404, "no job has this id"], 412) },
       },
     },
     async (request, reply) => {
@@ -171,8 +213,9 @@ export const jobsRoutes: FastifyPluginCallbackTypebox<JobsRoutesOptions> = (app,
         operationId: "completeJob",
         tags: ["jobs"],
         summary: "Complete (stop) a job",
+        description: "CompleteJob: stops every running instance; the job's state becomes `post`, which is final. Completing a completed job changes nothing.",
         params: JobIdParams,
-        response: { 204: Type.Null(), ...errorResponses(400, 404) },
+        response: { 204: emptyResponse("No Content: the job is complete."), ...errorResponses(400, [404, "no job has this id"]) },
       },
     },
     async (request, reply) => {

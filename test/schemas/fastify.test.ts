@@ -30,7 +30,7 @@ beforeAll(async () => {
   app.setErrorHandler((error: unknown, _request, reply) => {
     const errors = error instanceof MirrorError ? error.errors : [];
     const detail = error instanceof Error ? error.message : "invalid";
-    return reply.status(400).send({ type: "about:blank", title: "Bad Request", status: 400, detail, instance: "/", errors });
+    return reply.status(400).send({ type: "about:blank", title: "Bad Request", status: 400, detail, instance: "/", requestId: "r", errors });
   });
   app.post("/jobs", { schema: { body: JobInput, response: { 200: Job, 400: Problem } } }, (request) => jobToJson(jobFromJson(request.body)));
   app.post("/raw", { schema: { response: { 200: Job } } }, (request) => request.body);

@@ -1,0 +1,200 @@
+// The last pass over the generated document (@fastify/swagger's transformObject): what holds for
+// every operation is added here once, so routes added later get it without asking.
+// - X-Request-Id on every request and every response; Grpc-Timeout on every /v1 operation
+//   (each one calls the Manager with a deadline the header may shorten);
+// - header parameter names in their usual spelling (route schemas spell them in lower case,
+//   as fastify matches them);
+// - the examples of examples.ts, and a problem example for every error response;
+// - a request body's description from its schema; tags that no operation uses are dropped.
+import { STATUS_CODES } from "node:http";
+import { EXAMPLES } from "./examples.js";
+import type { OperationExamples } from "./examples.js";
+import { SCHEMA_REF_PREFIX } from "./components.js";
+
+// Just the parts of an OpenAPI 3.1 document this pass reads and writes.
+export interface Media {
+  schema?: { $ref?: string; examples?: unknown };
+  example?: unknown;
+}
+export interface Parameter {
+  name?: string;
+  in?: string;
+  $ref?: string;
+  schema?: Record<string, unknown>;
+  example?: unknown;
+}
+export interface Response {
+  description?: string;
+  headers?: Record<string, unknown>;
+  content?: Record<string, Media>;
+}
+export interface Operation {
+  operationId?: string;
+  summary?: string;
+  description?: string;
+  tags?: string[];
+  parameters?: Parameter[];
+  requestBody?: { description?: string; required?: boolean; content?: Record<string, Media> };
+  responses?: Record<string, Response>;
+}
+export interface OpenApiDocument {
+  openapi?: string;
+  tags?: { name: string; description?: string }[];
+  paths?: Record<string, Record<string, Operation | undefined> | undefined>;
+  components?: { schemas?: Record<string, { description?: string; examples?: unknown }> };
+}
+
+export const HTTP_METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"] as const;
+
+export interface Located {
+  readonly path: string;
+  readonly method: (typeof HTTP_METHODS)[number];
+  readonly operation: Operation;
+}
+
+/** Every operation of the document, in document order. */
+export function operationsOf(doc: OpenApiDocument): Located[] {
+  const found: Located[] = [];
+  for (const [path, item] of Object.entries(doc.paths ?? {})) {
+    for (const method of HTTP_METHODS) {
+      const operation = item?.[method];
+      if (operation !== undefined) found.push({ path, method, operation });
+    }
+  }
+  return found;
+}
+
+export const PROBLEM_MEDIA = "application/problem+json";
+const JSON_MEDIA = "application/json";
+const REQUEST_ID_EXAMPLE = "3f2b8c1e-5d4a-4f7b-9a0e-1c2d3e4f5a6b";
+
+export function finishDocument(doc: OpenApiDocument): OpenApiDocument {
+  for (const { path, operation } of operationsOf(doc)) {
+    spellHeaderNames(operation);
+    const shared = [{ $ref: "#/components/parameters/XRequestId" }];
+    if (path.startsWith("/v1/")) shared.push({ $ref: "#/components/parameters/GrpcTimeout" });
+    operation.parameters = [...(operation.parameters ?? []), ...shared];
+    for (const response of Object.values(operation.responses ?? {})) {
+      response.headers = { ...response.headers, "X-Request-Id": { $ref: "#/components/headers/XRequestId" } };
+    }
+    describeRequestBody(doc, operation);
+    addExamples(doc, path, operation, EXAMPLES[operation.operationId ?? ""] ?? {});
+  }
+  const used = new Set(operationsOf(doc).flatMap(({ operation }) => operation.tags ?? []));
+  if (doc.tags !== undefined) doc.tags = doc.tags.filter((tag) => used.has(tag.name));
+  dropUnusedSchemas(doc);
+  // A tree, not a graph: an object reached twice would become a YAML anchor and alias.
+  return JSON.parse(JSON.stringify(doc)) as OpenApiDocument;
+}
+
+/** Removes component schemas that nothing refers to, directly or through other components. */
+function dropUnusedSchemas(doc: OpenApiDocument): void {
+  const schemas = doc.components?.schemas;
+  if (schemas === undefined) return;
+  const reached = new Set<string>();
+  const visit = (value: unknown): void => {
+    if (Array.isArray(value)) {
+      for (const item of value) visit(item);
+    } else if (typeof value === "object" && value !== null) {
+      for (const [key, child] of Object.entries(value)) {
+        if (key === "$ref" && typeof child === "string" && child.startsWith(SCHEMA_REF_PREFIX)) {
+          const name = child.slice(SCHEMA_REF_PREFIX.length);
+          if (!reached.has(name)) {
+            reached.add(name);
+            visit(schemas[name]);
+          }
+        } else {
+          visit(child);
+        }
+      }
+    }
+  };
+  visit(doc.paths);
+  for (const name of Object.keys(schemas)) if (!reached.has(name)) Reflect.deleteProperty(schemas, name);
+}
+
+/** "if-match" → "If-Match": header names are case-insensitive; this is how people write them. */
+function spellHeaderNames(operation: Operation): void {
+  for (const parameter of operation.parameters ?? []) {
+    if (parameter.in === "header" && parameter.name !== undefined) {
+      parameter.name = parameter.name.replace(/(^|-)([a-z])/g, (_, dash: string, letter: string) => dash + letter.toUpperCase());
+    }
+  }
+}
+
+function describeRequestBody(doc: OpenApiDocument, operation: Operation): void {
+  const body = operation.requestBody;
+  if (body === undefined || body.description !== undefined) return;
+  const ref = Object.values(body.content ?? {})[0]?.schema?.$ref;
+  const name = ref?.startsWith(SCHEMA_REF_PREFIX) === true ? ref.slice(SCHEMA_REF_PREFIX.length) : undefined;
+  const description = name === undefined ? undefined : doc.components?.schemas?.[name]?.description;
+  if (description !== undefined) body.description = description;
+}
+
+/**
+ * Puts an example on every request and response body: the one examples.ts gives, a problem for
+ * an error, or else the first of the schema's own examples (schemas/ gives one to each).
+ */
+function addExamples(doc: OpenApiDocument, path: string, operation: Operation, examples: OperationExamples): void {
+  for (const media of Object.values(operation.requestBody?.content ?? {})) {
+    const example = examples.request ?? schemaExample(doc, media);
+    if (example !== undefined) media.example = example;
+  }
+  for (const [status, response] of Object.entries(operation.responses ?? {})) {
+    for (const [mediaType, media] of Object.entries(response.content ?? {})) {
+      const given =
+        mediaType === PROBLEM_MEDIA
+          ? problemExample(status, path, operation)
+          : mediaType === JSON_MEDIA
+            ? examples.responses?.[Number(status)]
+            : examples.byMediaType?.[mediaType]?.[Number(status)];
+      const example = given ?? schemaExample(doc, media);
+      if (example !== undefined) media.example = example;
+    }
+  }
+}
+
+function schemaExample(doc: OpenApiDocument, media: Media): unknown {
+  const ref = media.schema?.$ref;
+  const schema: { examples?: unknown } | undefined =
+    ref?.startsWith(SCHEMA_REF_PREFIX) === true ? doc.components?.schemas?.[ref.slice(SCHEMA_REF_PREFIX.length)] : media.schema;
+  return Array.isArray(schema?.examples) ? (schema.examples as unknown[])[0] : undefined;
+}
+
+// What a problem of each status typically says; `default` shows a Manager's 429.
+const PROBLEM_SAMPLES: Readonly<Record<string, { status: number; code?: string; detail: string }>> = {
+  400: { status: 400, code: "INVALID_ARGUMENT", detail: "Grpc-Timeout must be 1 to 8 digits and a unit (H, M, S, m, u, n), e.g. 500m" },
+  404: { status: 404, code: "NOT_FOUND", detail: 'job "encoder-1" does not exist' },
+  409: { status: 409, code: "ALREADY_EXISTS", detail: "a different job with this jobId already exists" },
+  412: { status: 412, code: "ABORTED", detail: "the job's ETag differs from If-Match" },
+  413: { status: 413, detail: "Request body is too large" },
+  415: { status: 415, detail: "Content-Type must be application/json" },
+  500: { status: 500, detail: "internal error; the request id identifies it in the gateway's log" },
+  503: { status: 503, code: "UNAVAILABLE", detail: "the Manager is unavailable; try again later" },
+  504: { status: 504, code: "DEADLINE_EXCEEDED", detail: "the Manager did not answer before the deadline" },
+  default: { status: 429, code: "RESOURCE_EXHAUSTED", detail: "too many requests" },
+};
+
+function problemExample(status: string, path: string, operation: Operation): Record<string, unknown> {
+  const sample = PROBLEM_SAMPLES[status] ?? { status: Number(status), detail: STATUS_CODES[Number(status)] ?? "error" };
+  const example: Record<string, unknown> = {
+    type: "about:blank",
+    title: STATUS_CODES[sample.status] ?? "Error",
+    status: sample.status,
+    detail: sample.detail,
+    instance: exampleUrl(path, operation),
+  };
+  if (sample.code !== undefined) example.code = sample.code;
+  example.requestId = REQUEST_ID_EXAMPLE;
+  if (sample.status === 400) example.errors = [{ header: "grpc-timeout", message: "is not a valid gRPC timeout" }];
+  return example;
+}
+
+/** The path with each {parameter} replaced by its example. */
+function exampleUrl(path: string, operation: Operation): string {
+  return path.replace(/\{([^}]+)\}/g, (whole, name: string) => {
+    const parameter = operation.parameters?.find((p) => p.in === "path" && p.name === name);
+    const example = parameter?.example ?? (parameter?.schema?.examples as unknown[] | undefined)?.[0];
+    return typeof example === "string" ? encodeURIComponent(example) : whole;
+  });
+}
