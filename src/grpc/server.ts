@@ -69,14 +69,16 @@ type StreamFn = (request: Message, context: HandlerContext) => AsyncIterable<unk
 
 function serveUnary(handler: UnaryFn, codec: MethodCodec, report: (e: unknown) => GrpcError) {
   return (call: ServerUnaryCall<Message, Message>, callback: sendUnaryData<Message>): void => {
-    const context = contextOf(call);
+    const { context, settle } = contextOf(call);
     Promise.resolve()
       .then(() => handler(call.request, context))
       .then(
         (result) => {
+          settle();
           callback(null, codec.createResponse(result));
         },
         (error: unknown) => {
+          settle();
           callback(toStatus(report(error)));
         },
       );
@@ -85,16 +87,22 @@ function serveUnary(handler: UnaryFn, codec: MethodCodec, report: (e: unknown) =
 
 function serveStream(handler: StreamFn, codec: MethodCodec, report: (e: unknown) => GrpcError) {
   return (call: ServerWritableStream<Message, Message>): void => {
-    const context = contextOf(call);
+    const { context, settle } = contextOf(call);
     void (async () => {
       try {
         for await (const item of handler(call.request, context)) {
           if (context.signal.aborted) break;
           if (!call.write(codec.createResponse(item))) await drained(call, context.signal);
         }
-        if (!context.signal.aborted) call.end();
+        if (!context.signal.aborted) {
+          settle();
+          call.end();
+        }
       } catch (error) {
-        if (!context.signal.aborted) call.emit("error", toStatus(report(error)));
+        if (!context.signal.aborted) {
+          settle();
+          call.emit("error", toStatus(report(error)));
+        }
       }
     })();
   };
@@ -109,17 +117,32 @@ async function drained(call: ServerWritableStream<Message, Message>, signal: Abo
   }
 }
 
-function contextOf(call: ServerUnaryCall<Message, Message> | ServerWritableStream<Message, Message>): HandlerContext {
+/**
+ * The handler's view of its call. grpc-js emits "cancelled" whenever the call's stream closes,
+ * a completed call included; `settle()` (called once the handler has answered) stops that late
+ * event from aborting a signal that no one listens to any more, which would cost an exception
+ * object per call.
+ */
+function contextOf(call: ServerUnaryCall<Message, Message> | ServerWritableStream<Message, Message>): {
+  context: HandlerContext;
+  settle: () => void;
+} {
   const controller = new AbortController();
-  call.once("cancelled", () => {
+  const onCancelled = (): void => {
     controller.abort();
-  });
+  };
+  call.once("cancelled", onCancelled);
   if (call.cancelled) controller.abort();
   const deadline = Number(call.getDeadline());
   return {
-    metadata: metadataMap(call.metadata),
-    signal: controller.signal,
-    deadline: Number.isFinite(deadline) ? deadline : undefined,
+    context: {
+      metadata: metadataMap(call.metadata),
+      signal: controller.signal,
+      deadline: Number.isFinite(deadline) ? deadline : undefined,
+    },
+    settle: () => {
+      call.removeListener("cancelled", onCancelled);
+    },
   };
 }
 

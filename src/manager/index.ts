@@ -1,0 +1,173 @@
+// The embedded reference Manager (DESIGN §6): a gRPC server implementing
+// norsk.api.manager.Manager and grpc.health.v1.Health over a SQLite store. Used by the
+// gateway when no Manager address is given, by tests (port 0, temporary data dirs), and
+// alone through src/manager/main.ts.
+import { Server, ServerCredentials } from "@grpc/grpc-js";
+import { Health } from "../gen/grpc/health/v1/health_pb.js";
+import { Manager } from "../gen/norsk/api/manager_pb.js";
+import { Code, GrpcError, addService } from "../grpc/index.js";
+import type { Timestamp } from "@bufbuild/protobuf/wkt";
+import { defaultClock } from "./context.js";
+import type { ManagerContext } from "./context.js";
+import { GroupCommit } from "./commits.js";
+import { EventBus } from "./events.js";
+import { healthService } from "./health.js";
+import { managerService } from "./service.js";
+import { Store } from "./store.js";
+import type { StreamCounters } from "./streams.js";
+
+export { IN_MEMORY } from "./store.js";
+
+export interface ManagerOptions {
+  /** TCP port to listen on; 0 picks a free one (read it from the result). Default: 6790. */
+  readonly port?: number;
+  /** Interface to listen on. Default: "127.0.0.1" (loopback only). */
+  readonly host?: string;
+  /** Directory of manager.sqlite, created if missing; ":memory:" keeps nothing. Default: "./data". */
+  readonly dataDir?: string;
+  /**
+   * How many committed changes an EventStream or status-channel subscriber may fall behind
+   * before it is ended with RESOURCE_EXHAUSTED. Default: 10 000.
+   */
+  readonly eventQueueLimit?: number;
+  /**
+   * Time of history entries and node creation. Default: the system clock. Tests may fix it.
+   */
+  readonly clock?: () => Timestamp;
+  /**
+   * Errors the caller is not told the details of: handler errors that are not GrpcErrors
+   * (answered INTERNAL) and failed COMMITs (answered UNAVAILABLE; `method` is "COMMIT").
+   * Default: log to stderr.
+   */
+  readonly onUnexpectedError?: (error: unknown, method: string) => void;
+}
+
+export interface ManagerStats {
+  /** EventStream calls whose handler is running; back to 0 once their clients are gone. */
+  readonly openEventStreams: number;
+  /** CreateStatusChannel calls whose handler is running. */
+  readonly openStatusChannels: number;
+  /** Subscribers of the event bus (EventStream and status channels together). */
+  readonly eventSubscribers: number;
+}
+
+export interface RunningManager {
+  /** "host:port" to dial, e.g. "127.0.0.1:41234" ("[::1]:41234" for an IPv6 host). */
+  readonly address: string;
+  readonly port: number;
+  /**
+   * Stops accepting calls, ends open streams (UNAVAILABLE), waits for calls in flight to
+   * finish (at most CLOSE_GRACE_MS, then cancels them), and closes the database. Idempotent.
+   */
+  close(): Promise<void>;
+  stats(): ManagerStats;
+}
+
+/** The defaults, applied in one place (resolveOptions). */
+export const MANAGER_DEFAULTS = {
+  port: 6790,
+  host: "127.0.0.1",
+  dataDir: "./data",
+  eventQueueLimit: 10_000,
+} as const;
+
+/** How long close() lets calls in flight finish before cancelling them. */
+export const CLOSE_GRACE_MS = 2_000;
+
+type ResolvedOptions = Required<ManagerOptions>;
+
+function resolveOptions(options: ManagerOptions): ResolvedOptions {
+  return {
+    port: options.port ?? MANAGER_DEFAULTS.port,
+    host: options.host ?? MANAGER_DEFAULTS.host,
+    dataDir: options.dataDir ?? MANAGER_DEFAULTS.dataDir,
+    eventQueueLimit: options.eventQueueLimit ?? MANAGER_DEFAULTS.eventQueueLimit,
+    clock: options.clock ?? defaultClock,
+    onUnexpectedError:
+      options.onUnexpectedError ??
+      ((error, method) => {
+        console.error(`reference manager: unexpected error in ${method}:`, error);
+      }),
+  };
+}
+
+export async function startManager(options: ManagerOptions = {}): Promise<RunningManager> {
+  const resolved = resolveOptions(options);
+  if (!Number.isInteger(resolved.port) || resolved.port < 0 || resolved.port > 65535) {
+    throw new RangeError(`port must be an integer from 0 to 65535, got ${resolved.port}`);
+  }
+  const store = new Store(resolved.dataDir);
+  const bus = new EventBus(resolved.eventQueueLimit);
+  const commits = new GroupCommit(store, bus, (error) => {
+    resolved.onUnexpectedError(error, "COMMIT");
+  });
+  const context: ManagerContext = { store, bus, commits, now: resolved.clock };
+  const counters: StreamCounters = { openEventStreams: 0, openStatusChannels: 0 };
+  const shutdown = new AbortController();
+
+  const server = new Server();
+  const serveOptions = {
+    onUnexpectedError: (error: unknown, method: { name: string }) => {
+      resolved.onUnexpectedError(error, method.name);
+    },
+  };
+  addService(server, Manager, managerService(context, counters), serveOptions);
+  addService(server, Health, healthService(shutdown.signal), serveOptions);
+
+  const host = resolved.host.includes(":") ? `[${resolved.host}]` : resolved.host;
+  let port: number;
+  try {
+    port = await bind(server, `${host}:${resolved.port}`);
+  } catch (error) {
+    server.forceShutdown();
+    store.close();
+    throw error;
+  }
+
+  let closing: Promise<void> | undefined;
+  const close = (): Promise<void> => {
+    closing ??= (async () => {
+      shutdown.abort();
+      bus.close(new GrpcError(Code.UNAVAILABLE, "the manager is shutting down"));
+      await shutDown(server);
+      commits.flush();
+      store.close();
+    })();
+    return closing;
+  };
+
+  return {
+    address: `${host}:${port}`,
+    port,
+    close,
+    stats: () => ({
+      openEventStreams: counters.openEventStreams,
+      openStatusChannels: counters.openStatusChannels,
+      eventSubscribers: bus.subscriberCount,
+    }),
+  };
+}
+
+function bind(server: Server, address: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.bindAsync(address, ServerCredentials.createInsecure(), (error, port) => {
+      if (error) reject(error);
+      else resolve(port);
+    });
+  });
+}
+
+/** Graceful shutdown, turned forceful after CLOSE_GRACE_MS. */
+function shutDown(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      server.forceShutdown();
+      resolve();
+    }, CLOSE_GRACE_MS);
+    timer.unref();
+    server.tryShutdown(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}

@@ -1,0 +1,358 @@
+// Persistence of the reference Manager: one SQLite file, <dataDir>/manager.sqlite, written
+// through better-sqlite3. The store is byte-level: jobs, history entries and node records are
+// kept as their protobuf encodings, so fields this build does not know (a newer client's)
+// survive byte for byte; the layers above decode what they need.
+//
+// Contracts:
+// - Every method is synchronous (better-sqlite3), so a commit has happened when commit()
+//   returns.
+// - Writes are grouped: `write(fn)` applies fn's writes inside the open batch transaction
+//   (opening one if needed) as one savepoint, all or nothing; `commit()` commits the batch.
+//   Several requests' writes can thus share one COMMIT (group commit, see commits.ts), which
+//   costs far less per write than a transaction each; `transaction(fn)` is write + commit.
+//   Reads see the batch's uncommitted writes (one connection), so callers that answer with
+//   what they read commit the batch first.
+// - Durability: WAL with synchronous=NORMAL. A commit is in the WAL (the OS's page cache) when
+//   it returns, so it survives the process being killed (kill -9) at any point after the reply;
+//   only an OS crash or power loss can lose the last commits. FULL would fsync on every commit
+//   (measured here: ~5x the cost of a commit) for a protection the design does not ask for
+//   (DESIGN §6); the WAL is still fsynced before each checkpoint.
+// - Statements are prepared once, in the constructor.
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import type { Statement } from "better-sqlite3";
+import { SCHEMA, SCHEMA_VERSION } from "./schema.js";
+
+/** `dataDir` value that keeps everything in memory and nothing on disk. */
+export const IN_MEMORY = ":memory:";
+
+export interface JobRow {
+  readonly id: string;
+  readonly hash: bigint;
+  readonly job: Uint8Array;
+}
+
+export interface HistoryRow {
+  readonly entry: Uint8Array;
+  /** The job as it was before the change the entry records (replaceJobChecked), else undefined. */
+  readonly replaced: Uint8Array | undefined;
+}
+
+export interface InstanceRow {
+  readonly jobId: string;
+  readonly role: string;
+  readonly nodeId: string;
+}
+
+export type NodeKind = "aws" | "oci" | "physical";
+
+export interface NodeRow {
+  readonly id: string;
+  readonly kind: NodeKind;
+  readonly record: Uint8Array;
+  readonly daemonVersion: string;
+}
+
+interface RawInstance {
+  job_id: string;
+  role: string;
+  node_id: string;
+}
+
+interface RawNode {
+  id: string;
+  kind: NodeKind;
+  record: Buffer;
+  daemon_version: string;
+}
+
+export class Store {
+  readonly #db: Database.Database;
+  readonly #begin: Statement;
+  readonly #commit: Statement;
+  readonly #rollback: Statement;
+  readonly #savepoint: Statement;
+  readonly #release: Statement;
+  readonly #rollbackToSavepoint: Statement;
+  readonly #jobById: Statement<[string], JobRow>;
+  readonly #hasJob: Statement<[string], { one: number }>;
+  readonly #allJobs: Statement<[], JobRow>;
+  readonly #insertJob: Statement<[string, bigint, Uint8Array]>;
+  readonly #updateJob: Statement<[bigint, Uint8Array, string]>;
+  readonly #deleteJob: Statement<[string]>;
+  readonly #appendHistory: Statement<[string, string, Uint8Array]>;
+  readonly #linkHistory: Statement<[string]>;
+  readonly #historyOf: Statement<[string, number], { entry: Buffer; replaced: Buffer | null }>;
+  /** History entries appended by the latest write(), per job id: what its change's events carry. */
+  #appended = new Map<string, number>();
+  readonly #recordReplaced: Statement<[Uint8Array, string, bigint, bigint]>;
+  readonly #replaceAfterRecord: Statement<[bigint, Uint8Array, string]>;
+  readonly #deleteHistory: Statement<[string, number]>;
+  readonly #instancesOf: Statement<[string], RawInstance>;
+  readonly #instancesOn: Statement<[string], RawInstance>;
+  readonly #allInstances: Statement<[], RawInstance>;
+  readonly #insertInstance: Statement<[string, string, string]>;
+  readonly #deleteInstance: Statement<[string, string]>;
+  readonly #deleteInstancesOf: Statement<[string]>;
+  readonly #nodeById: Statement<[string], RawNode>;
+  readonly #allNodes: Statement<[], RawNode>;
+  readonly #upsertNode: Statement<[string, NodeKind, Uint8Array, string]>;
+  readonly #deleteNode: Statement<[string]>;
+
+  /** Opens (creating if needed) the store of `dataDir`; `":memory:"` keeps nothing. */
+  constructor(dataDir: string) {
+    let file = IN_MEMORY;
+    if (dataDir !== IN_MEMORY) {
+      mkdirSync(dataDir, { recursive: true });
+      file = join(dataDir, "manager.sqlite");
+    }
+    const db = new Database(file);
+    this.#db = db;
+    try {
+      db.pragma("journal_mode = WAL");
+      db.pragma("synchronous = NORMAL");
+      db.pragma("foreign_keys = OFF");
+      const version = db.pragma("user_version", { simple: true }) as number;
+      if (version > SCHEMA_VERSION) {
+        throw new Error(`${file} has schema version ${version}; this build knows up to ${SCHEMA_VERSION}`);
+      }
+      db.exec(SCHEMA);
+      db.pragma(`user_version = ${SCHEMA_VERSION}`);
+    } catch (error) {
+      db.close();
+      throw error;
+    }
+
+    this.#begin = db.prepare("BEGIN");
+    this.#commit = db.prepare("COMMIT");
+    this.#rollback = db.prepare("ROLLBACK");
+    this.#savepoint = db.prepare("SAVEPOINT write");
+    this.#release = db.prepare("RELEASE write");
+    this.#rollbackToSavepoint = db.prepare("ROLLBACK TO write");
+    // Hashes are read as BigInt: they use the whole signed 64-bit range.
+    this.#jobById = db.prepare<[string], JobRow>("SELECT id, hash, job FROM jobs WHERE id = ?").safeIntegers(true);
+    this.#hasJob = db.prepare<[string], { one: number }>("SELECT 1 AS one FROM jobs WHERE id = ?");
+    this.#allJobs = db.prepare<[], JobRow>("SELECT id, hash, job FROM jobs ORDER BY id").safeIntegers(true);
+    this.#insertJob = db.prepare("INSERT INTO jobs (id, hash, job) VALUES (?, ?, ?)");
+    this.#updateJob = db.prepare("UPDATE jobs SET hash = ?, job = ? WHERE id = ?");
+    this.#deleteJob = db.prepare("DELETE FROM jobs WHERE id = ?");
+    this.#appendHistory = db.prepare(
+      "INSERT INTO history (job_id, previous, entry) VALUES (?, (SELECT last_history FROM jobs WHERE id = ?), ?)",
+    );
+    this.#linkHistory = db.prepare("UPDATE jobs SET last_history = last_insert_rowid() WHERE id = ?");
+    // A job's history chain, newest first, at most `depth` entries deep.
+    const chain =
+      "WITH RECURSIVE chain (seq, previous, depth) AS (" +
+      "SELECT h.seq, h.previous, 1 FROM jobs j JOIN history h ON h.seq = j.last_history WHERE j.id = ? " +
+      "UNION ALL SELECT h.seq, h.previous, c.depth + 1 FROM chain c JOIN history h ON h.seq = c.previous WHERE c.depth < ?) ";
+    this.#historyOf = db.prepare<[string, number], { entry: Buffer; replaced: Buffer | null }>(
+      `${chain}SELECT h.entry, h.replaced FROM chain c JOIN history h ON h.seq = c.seq ORDER BY c.seq`,
+    );
+    // The update path in two statements: the old bytes are copied into history inside SQLite
+    // (never read into JavaScript), and the compare-and-swap is the INSERT's WHERE clause.
+    this.#recordReplaced = db.prepare(
+      "INSERT INTO history (job_id, previous, entry, replaced) SELECT id, last_history, ?, job FROM jobs " +
+        "WHERE id = ? AND (? = 0 OR hash = ?)",
+    );
+    this.#replaceAfterRecord = db.prepare("UPDATE jobs SET hash = ?, job = ?, last_history = last_insert_rowid() WHERE id = ?");
+    this.#deleteHistory = db.prepare(`${chain}DELETE FROM history WHERE seq IN (SELECT seq FROM chain)`);
+    this.#instancesOf = db.prepare<[string], RawInstance>("SELECT job_id, role, node_id FROM instances WHERE job_id = ? ORDER BY role");
+    this.#instancesOn = db.prepare<[string], RawInstance>(
+      "SELECT job_id, role, node_id FROM instances WHERE node_id = ? ORDER BY job_id, role",
+    );
+    this.#allInstances = db.prepare<[], RawInstance>("SELECT job_id, role, node_id FROM instances ORDER BY job_id, role");
+    this.#insertInstance = db.prepare("INSERT INTO instances (job_id, role, node_id) VALUES (?, ?, ?)");
+    this.#deleteInstance = db.prepare("DELETE FROM instances WHERE job_id = ? AND role = ?");
+    this.#deleteInstancesOf = db.prepare("DELETE FROM instances WHERE job_id = ?");
+    this.#nodeById = db.prepare<[string], RawNode>("SELECT id, kind, record, daemon_version FROM nodes WHERE id = ?");
+    this.#allNodes = db.prepare<[], RawNode>("SELECT id, kind, record, daemon_version FROM nodes ORDER BY id");
+    this.#upsertNode = db.prepare(
+      "INSERT INTO nodes (id, kind, record, daemon_version) VALUES (?, ?, ?, ?) " +
+        "ON CONFLICT (id) DO UPDATE SET kind = excluded.kind, record = excluded.record, daemon_version = excluded.daemon_version",
+    );
+    this.#deleteNode = db.prepare("DELETE FROM nodes WHERE id = ?");
+  }
+
+  /**
+   * Applies `fn`'s writes inside the open batch (opening one if none is open), all or
+   * nothing: when `fn` throws, its writes are undone (the batch's earlier ones are kept) and
+   * the error is rethrown. Nothing is durable until commit(). Not re-entrant.
+   */
+  write<T>(fn: () => T): T {
+    this.#appended = new Map();
+    if (!this.#db.inTransaction) this.#begin.run();
+    this.#savepoint.run();
+    try {
+      const result = fn();
+      this.#release.run();
+      return result;
+    } catch (error) {
+      this.#appended = new Map();
+      if (this.#db.inTransaction) {
+        this.#rollbackToSavepoint.run();
+        this.#release.run();
+      }
+      throw error;
+    }
+  }
+
+  /** Whether a batch holds writes that are not committed yet. */
+  get pending(): boolean {
+    return this.#db.inTransaction;
+  }
+
+  /** Commits the open batch, if any. When COMMIT fails, the batch is rolled back and the error rethrown. */
+  commit(): void {
+    if (!this.#db.inTransaction) return;
+    try {
+      this.#commit.run();
+    } catch (error) {
+      this.rollback();
+      throw error;
+    }
+  }
+
+  /** Undoes every write of the open batch. */
+  rollback(): void {
+    if (this.#db.inTransaction) this.#rollback.run();
+  }
+
+  /** write(fn), then commit(): `fn`'s writes (and the batch's) have committed when it returns. */
+  transaction<T>(fn: () => T): T {
+    const result = this.write(fn);
+    this.commit();
+    return result;
+  }
+
+  get open(): boolean {
+    return this.#db.open;
+  }
+
+  /** Closes the database; writes not committed yet are lost (callers commit first). */
+  close(): void {
+    if (this.#db.open) this.#db.close();
+  }
+
+  // ---- jobs ----
+
+  job(id: string): JobRow | undefined {
+    return this.#jobById.get(id);
+  }
+
+  hasJob(id: string): boolean {
+    return this.#hasJob.get(id) !== undefined;
+  }
+
+  /** Every job, in id order (SQLite's BINARY collation: UTF-8 byte order). */
+  jobs(): JobRow[] {
+    return this.#allJobs.all();
+  }
+
+  insertJob(id: string, hash: bigint, job: Uint8Array): void {
+    this.#insertJob.run(id, hash, job);
+  }
+
+  /** Replaces an existing job; returns false when there is none. */
+  replaceJob(id: string, hash: bigint, job: Uint8Array): boolean {
+    return this.#updateJob.run(hash, job, id).changes === 1;
+  }
+
+  /** Deletes a job with its history and instances; returns false when there is none. */
+  deleteJob(id: string): boolean {
+    this.#deleteHistory.run(id, Number.MAX_SAFE_INTEGER);
+    this.#deleteInstancesOf.run(id);
+    return this.#deleteJob.run(id).changes === 1;
+  }
+
+  /**
+   * Replaces job `id` when its hash is `expected` (whatever it is when `expected` is 0n),
+   * appending `entry` to its history together with the bytes replaced. Returns false, having
+   * written nothing, when there is no such job or its hash differs.
+   */
+  replaceJobChecked(id: string, expected: bigint, hash: bigint, job: Uint8Array, entry: Uint8Array): boolean {
+    if (this.#recordReplaced.run(entry, id, expected, expected).changes !== 1) return false;
+    this.#replaceAfterRecord.run(hash, job, id);
+    this.#countAppended(id);
+    return true;
+  }
+
+  /** Appends an entry to an existing job's history (throws when there is no such job). */
+  appendHistory(jobId: string, entry: Uint8Array): void {
+    this.#appendHistory.run(jobId, jobId, entry);
+    if (this.#linkHistory.run(jobId).changes !== 1) throw new Error(`no job ${jobId} to append history to`);
+    this.#countAppended(jobId);
+  }
+
+  #countAppended(jobId: string): void {
+    this.#appended.set(jobId, (this.#appended.get(jobId) ?? 0) + 1);
+  }
+
+  /** How many history entries the latest write() appended to `jobId` (0 after a failed one). */
+  appendedByLastWrite(jobId: string): number {
+    return this.#appended.get(jobId) ?? 0;
+  }
+
+  /** A job's history entries, oldest first; with `latest`, only that many of the newest. */
+  history(jobId: string, latest = Number.MAX_SAFE_INTEGER): HistoryRow[] {
+    if (latest < 1) return [];
+    return this.#historyOf.all(jobId, latest).map((row) => ({ entry: row.entry, replaced: row.replaced ?? undefined }));
+  }
+
+  // ---- instances (RunningJob) ----
+
+  instancesOf(jobId: string): InstanceRow[] {
+    return this.#instancesOf.all(jobId).map(toInstance);
+  }
+
+  instancesOn(nodeId: string): InstanceRow[] {
+    return this.#instancesOn.all(nodeId).map(toInstance);
+  }
+
+  /** Every instance, grouped by job id. */
+  instancesByJob(): Map<string, InstanceRow[]> {
+    const byJob = new Map<string, InstanceRow[]>();
+    for (const raw of this.#allInstances.all()) {
+      const list = byJob.get(raw.job_id);
+      if (list === undefined) byJob.set(raw.job_id, [toInstance(raw)]);
+      else list.push(toInstance(raw));
+    }
+    return byJob;
+  }
+
+  insertInstance(instance: InstanceRow): void {
+    this.#insertInstance.run(instance.jobId, instance.role, instance.nodeId);
+  }
+
+  deleteInstance(jobId: string, role: string): boolean {
+    return this.#deleteInstance.run(jobId, role).changes === 1;
+  }
+
+  // ---- nodes ----
+
+  node(id: string): NodeRow | undefined {
+    const raw = this.#nodeById.get(id);
+    return raw === undefined ? undefined : toNode(raw);
+  }
+
+  /** Every node, in id order. */
+  nodes(): NodeRow[] {
+    return this.#allNodes.all().map(toNode);
+  }
+
+  putNode(node: NodeRow): void {
+    this.#upsertNode.run(node.id, node.kind, node.record, node.daemonVersion);
+  }
+
+  deleteNode(id: string): boolean {
+    return this.#deleteNode.run(id).changes === 1;
+  }
+}
+
+function toInstance(raw: RawInstance): InstanceRow {
+  return { jobId: raw.job_id, role: raw.role, nodeId: raw.node_id };
+}
+
+function toNode(raw: RawNode): NodeRow {
+  return { id: raw.id, kind: raw.kind, record: raw.record, daemonVersion: raw.daemon_version };
+}

@@ -1,0 +1,272 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { Store } from "../../src/manager/store.js";
+import type { NodeRow } from "../../src/manager/store.js";
+import { removeDir, tempDataDir } from "./harness.js";
+
+const dirs: string[] = [];
+const stores: Store[] = [];
+
+function dataDir(): string {
+  const dir = tempDataDir();
+  dirs.push(dir);
+  return dir;
+}
+
+function open(dir: string): Store {
+  const store = new Store(dir);
+  stores.push(store);
+  return store;
+}
+
+afterEach(() => {
+  for (const store of stores.splice(0)) store.close();
+  for (const dir of dirs.splice(0)) removeDir(dir);
+});
+
+const bytes = (...values: number[]): Uint8Array => Uint8Array.from(values);
+
+function entries(store: Store, jobId: string): number[][] {
+  return store.history(jobId).map((row) => [...row.entry]);
+}
+
+describe("store", () => {
+  it("creates the data dir and manager.sqlite in WAL mode", () => {
+    const dir = join(dataDir(), "nested", "data");
+    open(dir).insertJob("a", 1n, bytes(1));
+    expect(existsSync(join(dir, "manager.sqlite"))).toBe(true);
+    const db = new Database(join(dir, "manager.sqlite"), { readonly: true });
+    expect(db.pragma("journal_mode", { simple: true })).toBe("wal");
+    db.close();
+  });
+
+  it("keeps nothing for :memory:", () => {
+    const a = open(":memory:");
+    a.insertJob("a", 1n, bytes(1));
+    expect(a.hasJob("a")).toBe(true);
+    const b = open(":memory:");
+    expect(b.hasJob("a")).toBe(false);
+    expect(existsSync(":memory:")).toBe(false);
+  });
+
+  it.each([
+    ["the smallest int64", -(2n ** 63n)],
+    ["the largest int64", 2n ** 63n - 1n],
+    ["minus one", -1n],
+    ["zero", 0n],
+    ["beyond 2^53", 2n ** 53n + 1n],
+  ])("keeps a hash of %s exact", (_name, hash) => {
+    const store = open(":memory:");
+    store.insertJob("a", hash, bytes(7));
+    expect(store.job("a")).toEqual({ id: "a", hash, job: Buffer.from([7]) });
+    expect(store.jobs()[0]?.hash).toBe(hash);
+  });
+
+  it("keeps job bytes exactly, including bytes it cannot parse", () => {
+    const store = open(":memory:");
+    const blob = bytes(0, 255, 0x80, 0xc3, 0x28);
+    store.insertJob("a", 1n, blob);
+    expect(new Uint8Array(store.job("a")?.job ?? [])).toEqual(blob);
+  });
+
+  it("lists jobs in id order (UTF-8 byte order)", () => {
+    const store = open(":memory:");
+    for (const id of ["b", "a", "B", "é", "a-2", "a10", "a2", "😀", "ｚ"]) store.insertJob(id, 0n, bytes());
+    expect(store.jobs().map((r) => r.id)).toEqual(["B", "a", "a-2", "a10", "a2", "b", "é", "ｚ", "😀"]);
+  });
+
+  it("replaces and deletes a job, reporting whether it existed", () => {
+    const store = open(":memory:");
+    expect(store.replaceJob("a", 1n, bytes(1))).toBe(false);
+    store.insertJob("a", 1n, bytes(1));
+    expect(store.replaceJob("a", 2n, bytes(2))).toBe(true);
+    expect(store.job("a")?.hash).toBe(2n);
+    expect(store.deleteJob("a")).toBe(true);
+    expect(store.deleteJob("a")).toBe(false);
+    expect(store.job("a")).toBeUndefined();
+  });
+
+  it("refuses a second job with the same id", () => {
+    const store = open(":memory:");
+    store.insertJob("a", 1n, bytes(1));
+    expect(() => {
+      store.insertJob("a", 2n, bytes(2));
+    }).toThrow(/UNIQUE/);
+  });
+
+  it("keeps history in append order per job, and deletes it with the job", () => {
+    const store = open(":memory:");
+    store.insertJob("a", 1n, bytes());
+    store.insertJob("b", 1n, bytes());
+    store.appendHistory("a", bytes(1));
+    store.appendHistory("b", bytes(9));
+    store.appendHistory("a", bytes(2));
+    store.appendHistory("a", bytes(3));
+    expect(entries(store, "a")).toEqual([[1], [2], [3]]);
+    store.deleteJob("a");
+    expect(store.history("a")).toEqual([]);
+    expect(entries(store, "b")).toEqual([[9]]);
+    // A job created again under the same id starts a fresh history.
+    store.insertJob("a", 1n, bytes());
+    store.appendHistory("a", bytes(4));
+    expect(entries(store, "a")).toEqual([[4]]);
+  });
+
+  it("reads the newest entries alone, and counts what the latest write appended", () => {
+    const store = open(":memory:");
+    store.insertJob("a", 1n, bytes());
+    store.write(() => {
+      store.appendHistory("a", bytes(1));
+    });
+    expect(store.appendedByLastWrite("a")).toBe(1);
+    store.write(() => {
+      store.appendHistory("a", bytes(2));
+      store.replaceJobChecked("a", 0n, 2n, bytes(), bytes(3));
+    });
+    expect(store.appendedByLastWrite("a")).toBe(2);
+    expect(store.appendedByLastWrite("b")).toBe(0);
+    expect(store.history("a", 2).map((row) => [...row.entry])).toEqual([[2], [3]]);
+    expect(store.history("a", 0)).toEqual([]);
+    expect(entries(store, "a")).toEqual([[1], [2], [3]]);
+    expect(() =>
+      store.write(() => {
+        store.appendHistory("a", bytes(4));
+        throw new Error("abandoned");
+      }),
+    ).toThrow("abandoned");
+    expect(store.appendedByLastWrite("a")).toBe(0);
+    expect(entries(store, "a")).toEqual([[1], [2], [3]]);
+    store.commit();
+  });
+
+  it("refuses history for a job it does not hold", () => {
+    const store = open(":memory:");
+    expect(() => {
+      store.transaction(() => {
+        store.appendHistory("ghost", bytes(1));
+      });
+    }).toThrow(/no job ghost/);
+  });
+
+  it.each([
+    ["any hash when expected is 0", 0n, true],
+    ["the stored hash", 5n, true],
+    ["another hash", 6n, false],
+  ])("replaces a job checked against %s, recording the bytes it replaced", (_name, expected, replaced) => {
+    const store = open(":memory:");
+    store.insertJob("a", 5n, bytes(1, 1));
+    store.appendHistory("a", bytes(7));
+    expect(store.replaceJobChecked("a", expected, 8n, bytes(2, 2), bytes(9))).toBe(replaced);
+    if (replaced) {
+      expect(store.job("a")).toEqual({ id: "a", hash: 8n, job: Buffer.from([2, 2]) });
+      expect(store.history("a").map((row) => [[...row.entry], row.replaced === undefined ? undefined : [...row.replaced]])).toEqual([
+        [[7], undefined],
+        [[9], [1, 1]],
+      ]);
+    } else {
+      expect(store.job("a")?.hash).toBe(5n);
+      expect(entries(store, "a")).toEqual([[7]]);
+    }
+  });
+
+  it("replaces nothing for a job it does not hold", () => {
+    const store = open(":memory:");
+    expect(store.replaceJobChecked("a", 0n, 8n, bytes(2), bytes(9))).toBe(false);
+    expect(store.job("a")).toBeUndefined();
+  });
+
+  it("keeps instances by job and by node, one per role", () => {
+    const store = open(":memory:");
+    store.insertInstance({ jobId: "j1", role: "primary", nodeId: "n1" });
+    store.insertInstance({ jobId: "j1", role: "backup", nodeId: "n2" });
+    store.insertInstance({ jobId: "j2", role: "primary", nodeId: "n1" });
+    expect(store.instancesOf("j1").map((i) => i.role)).toEqual(["backup", "primary"]);
+    expect(store.instancesOn("n1")).toEqual([
+      { jobId: "j1", role: "primary", nodeId: "n1" },
+      { jobId: "j2", role: "primary", nodeId: "n1" },
+    ]);
+    expect([...store.instancesByJob().keys()]).toEqual(["j1", "j2"]);
+    expect(() => {
+      store.insertInstance({ jobId: "j1", role: "primary", nodeId: "n3" });
+    }).toThrow(/UNIQUE|PRIMARY/);
+    expect(store.deleteInstance("j1", "primary")).toBe(true);
+    expect(store.deleteInstance("j1", "primary")).toBe(false);
+    store.deleteJob("j2");
+    expect(store.instancesOn("n1")).toEqual([]);
+  });
+
+  it("upserts and deletes nodes", () => {
+    const store = open(":memory:");
+    const node: NodeRow = { id: "n1", kind: "aws", record: Buffer.from([1]), daemonVersion: "" };
+    store.putNode(node);
+    store.putNode({ id: "p1", kind: "physical", record: Buffer.from([2]), daemonVersion: "1.0" });
+    store.putNode({ id: "p1", kind: "physical", record: Buffer.from([3]), daemonVersion: "1.1" });
+    expect(store.node("n1")).toEqual(node);
+    expect(store.nodes().map((n) => [n.id, n.daemonVersion, [...n.record]])).toEqual([
+      ["n1", "", [1]],
+      ["p1", "1.1", [3]],
+    ]);
+    expect(store.deleteNode("n1")).toBe(true);
+    expect(store.deleteNode("n1")).toBe(false);
+  });
+
+  it("commits a transaction's writes together", () => {
+    const store = open(":memory:");
+    const result = store.transaction(() => {
+      store.insertJob("a", 1n, bytes());
+      store.appendHistory("a", bytes(1));
+      return "done";
+    });
+    expect(result).toBe("done");
+    expect(store.hasJob("a")).toBe(true);
+    expect(store.history("a")).toHaveLength(1);
+  });
+
+  it("rolls a failed transaction back entirely and rethrows", () => {
+    const store = open(":memory:");
+    store.insertJob("a", 1n, bytes(1));
+    expect(() => {
+      store.transaction(() => {
+        store.replaceJob("a", 2n, bytes(2));
+        store.appendHistory("a", bytes(1));
+        store.insertJob("a", 3n, bytes(3)); // fails: duplicate id
+      });
+    }).toThrow(/UNIQUE/);
+    expect(store.job("a")?.hash).toBe(1n);
+    expect(store.history("a")).toEqual([]);
+    // The connection is usable afterwards.
+    store.transaction(() => {
+      store.appendHistory("a", bytes(5));
+    });
+    expect(store.history("a")).toHaveLength(1);
+  });
+
+  it("keeps everything across close and reopen of the same data dir", () => {
+    const dir = dataDir();
+    const first = open(dir);
+    first.transaction(() => {
+      first.insertJob("a", -5n, bytes(1, 2));
+      first.appendHistory("a", bytes(3));
+      first.insertInstance({ jobId: "a", role: "r", nodeId: "n" });
+      first.putNode({ id: "n", kind: "oci", record: Buffer.from([4]), daemonVersion: "" });
+    });
+    first.close();
+    expect(first.open).toBe(false);
+    const second = open(dir);
+    expect(second.job("a")).toEqual({ id: "a", hash: -5n, job: Buffer.from([1, 2]) });
+    expect(entries(second, "a")).toEqual([[3]]);
+    expect(second.instancesOf("a")).toEqual([{ jobId: "a", role: "r", nodeId: "n" }]);
+    expect(second.node("n")?.kind).toBe("oci");
+  });
+
+  it("refuses a database written by a newer schema", () => {
+    const dir = dataDir();
+    open(dir).close();
+    const db = new Database(join(dir, "manager.sqlite"));
+    db.pragma("user_version = 99");
+    db.close();
+    expect(() => open(dir)).toThrow(/schema version 99/);
+  });
+});
