@@ -7,6 +7,8 @@ import { createInterface } from "node:readline";
 export interface Child {
   /** The first capture group of `ready` in the child's output: an address or a URL. */
   readonly address: string;
+  /** The child's process id, e.g. to read its memory from /proc/<pid>/status. */
+  readonly pid: number;
   stop(): Promise<void>;
 }
 
@@ -27,6 +29,7 @@ export async function startChild(args: readonly string[], ready: RegExp): Promis
   });
   return {
     address,
+    pid: child.pid ?? 0,
     stop: () =>
       new Promise<void>((resolve) => {
         if (child.exitCode !== null) {
@@ -45,9 +48,9 @@ export function startManagerProcess(dataDir: string): Promise<Child> {
   return startChild(["dist/src/manager/main.js", "--port", "0", "--data-dir", dataDir], /listening on (\S+)/);
 }
 
-export function startGatewayProcess(managerAddress: string): Promise<Child> {
+export function startGatewayProcess(managerAddress: string, extraArgs: readonly string[] = []): Promise<Child> {
   return startChild(
-    ["dist/src/main.js", "--port", "0", "--manager", managerAddress],
+    ["dist/src/main.js", "--port", "0", "--manager", managerAddress, ...extraArgs],
     /listening on (http:\/\/[^\s]+)/,
   );
 }

@@ -7,10 +7,15 @@ import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { ManagerConnection } from "./grpc/manager-connection.js";
 import { PROBLEM_CONTENT_TYPE, ProblemError, toProblem } from "./problem.js";
 import { serializerOptions, validatorCompiler } from "./validation.js";
+import { registerOpenApi } from "./openapi/register.js";
+import { docsRoutes } from "./routes/docs.js";
 import { healthRoutes } from "./routes/health.js";
 import { jobsRoutes } from "./routes/jobs.js";
 import { jobInstanceRoutes } from "./routes/job-instances.js";
 import { jobSearchRoutes } from "./routes/job-search.js";
+import { nodeRoutes } from "./routes/nodes.js";
+import { eventRoutes } from "./routes/events.js";
+import type { StreamSettings } from "./sse/stream-body.js";
 
 export interface AppOptions {
   /** The Manager, reached over one long-lived channel. Required. */
@@ -21,6 +26,8 @@ export interface AppOptions {
   readonly bodyLimit?: number;
   /** Fastify's logger option. Default: false (silent), as in tests. */
   readonly logger?: FastifyServerOptions["logger"] | FastifyBaseLogger;
+  /** Heartbeat interval and per-client buffer of /v1/events and /v1/status. Default: 15 s, 1 MiB. */
+  readonly streams?: Partial<StreamSettings>;
 }
 
 
@@ -80,11 +87,16 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     throw new ProblemError(404, `no route for ${request.method} ${request.url.split("?")[0] ?? ""}`);
   });
 
+  // Before the routes: the OpenAPI document is generated from each route as it is added.
+  await registerOpenApi(app);
   await app.register(healthRoutes, { connection: options.connection });
   const jobOptions = { client: options.connection.manager, requestTimeoutMs };
   await app.register(jobSearchRoutes, jobOptions);
   await app.register(jobsRoutes, jobOptions);
   await app.register(jobInstanceRoutes, jobOptions);
+  await app.register(nodeRoutes, jobOptions);
+  await app.register(eventRoutes, { channel: options.connection.channel, requestTimeoutMs, ...options.streams });
+  await app.register(docsRoutes);
   return app;
 }
 

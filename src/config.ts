@@ -28,6 +28,18 @@ export const ConfigSchema = Type.Object(
       description: "deadline of each gRPC call, in ms (a Grpc-Timeout header may shorten it)",
     }),
     logLevel: { ...LogLevel, default: "info", description: "log level (fatal ... trace, silent)" },
+    sseHeartbeatMs: Type.Integer({
+      minimum: 1,
+      maximum: 3_600_000,
+      default: 15_000,
+      description: "interval of the heartbeat on /v1/events and /v1/status, in ms",
+    }),
+    sseBufferBytes: Type.Integer({
+      minimum: 1024,
+      maximum: 1_073_741_824,
+      default: 1_048_576,
+      description: "bytes an event-stream client may fall behind before it is closed with an error",
+    }),
   },
   { additionalProperties: false },
 );
@@ -48,6 +60,8 @@ export const SETTINGS: readonly Setting[] = [
   { key: "dataDir", flag: "data-dir", env: "DATA_DIR" },
   { key: "requestTimeoutMs", flag: "request-timeout", env: "REQUEST_TIMEOUT_MS" },
   { key: "logLevel", flag: "log-level", env: "LOG_LEVEL" },
+  { key: "sseHeartbeatMs", flag: "sse-heartbeat", env: "SSE_HEARTBEAT_MS" },
+  { key: "sseBufferBytes", flag: "sse-buffer", env: "SSE_BUFFER_BYTES" },
 ];
 
 /** A setting whose value is unusable; its message is the one line printed before exit 2. */

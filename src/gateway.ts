@@ -25,7 +25,12 @@ export async function startGateway(config: Config, logger: AppOptions["logger"] 
   const connection = connectManager(address, config.requestTimeoutMs);
   const managerLabel = embedded === undefined ? address : "embedded";
   try {
-    const app = await buildApp({ connection, requestTimeoutMs: config.requestTimeoutMs, logger });
+    const app = await buildApp({
+      connection,
+      requestTimeoutMs: config.requestTimeoutMs,
+      logger,
+      streams: { heartbeatMs: config.sseHeartbeatMs, bufferLimitBytes: config.sseBufferBytes },
+    });
     let url = "";
     await app.listen({
       port: config.port,

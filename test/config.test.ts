@@ -9,7 +9,15 @@ function config(argv: string[], env: Record<string, string> = {}) {
 
 describe("loadConfig", () => {
   it("applies the documented defaults", () => {
-    expect(config([])).toEqual({ port: 8080, host: "127.0.0.1", dataDir: "./data", requestTimeoutMs: 10_000, logLevel: "info" });
+    expect(config([])).toEqual({
+      port: 8080,
+      host: "127.0.0.1",
+      dataDir: "./data",
+      requestTimeoutMs: 10_000,
+      logLevel: "info",
+      sseHeartbeatMs: 15_000,
+      sseBufferBytes: 1_048_576,
+    });
   });
 
   it("prefers a flag to the environment, and the environment to the default", () => {
@@ -29,6 +37,8 @@ describe("loadConfig", () => {
     [["--request-timeout", "0"], /--request-timeout/],
     [["--log-level", "loud"], /--log-level/],
     [["--manager", "no-port"], /--manager/],
+    [["--sse-heartbeat", "0"], /--sse-heartbeat/],
+    [["--sse-buffer", "10"], /--sse-buffer/],
     [["--bogus", "1"], /bogus/],
   ])("stops on %j with one line naming the setting", (argv, pattern) => {
     expect(() => config(argv)).toThrow(ConfigError);
@@ -41,7 +51,7 @@ describe("loadConfig", () => {
 
   it("asks for help with --help, which lists every setting", () => {
     expect(loadConfig(["--help"], {})).toEqual({ help: true });
-    for (const name of ["--port", "PORT", "--host", "--manager", "MANAGER_ADDRESS", "--data-dir", "--request-timeout", "--log-level"]) {
+    for (const name of ["--port", "PORT", "--host", "--manager", "MANAGER_ADDRESS", "--data-dir", "--request-timeout", "--log-level", "--sse-heartbeat", "SSE_HEARTBEAT_MS", "--sse-buffer", "SSE_BUFFER_BYTES"]) {
       expect(helpText()).toContain(name);
     }
   });

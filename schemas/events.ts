@@ -1,0 +1,228 @@
+// The live streams: GET /v1/events (EventStream) and GET /v1/status (CreateStatusChannel). Each
+// stream message is a oneof; an event's name is the set member's JSON name and its data that
+// member as the mirror writes it. EVENT_DATA and STATUS_DATA list them, name by name; the
+// stream schemas are derived from those lists, so each event is described once.
+import { Type } from "@sinclair/typebox";
+import type { TObject, TSchema } from "@sinclair/typebox";
+import { Int32, Problem, Timestamp, Uint64String, doc, named } from "./common.js";
+import { EnumOf, Health } from "./enums.js";
+import { JobWithHistoryBody } from "./history.js";
+import { RunningJobBody } from "./job.js";
+import { NodeMetadataBody, PhysicalNodeBody, RunningNodeMetadataBody } from "./nodes.js";
+
+const closed = { additionalProperties: false } as const;
+const str = (description: string, example: string) => Type.String({ description, examples: [example] });
+const object = (properties: Record<string, TSchema>, description: string, example: object) =>
+  Type.Object(properties, { ...closed, description, examples: [example] });
+
+const instances = Type.Array(RunningJobBody, { description: "The job instances running on the node.", examples: [[]] });
+const nodeMetadata = Type.Optional(doc(NodeMetadataBody, "The node (omitted when unset)."));
+const runningNodeMetadata = Type.Optional(doc(RunningNodeMetadataBody, "The node's addresses (omitted when unset)."));
+const nodeId = Type.Optional(str("The node's id (omitted when unset).", "aws-node-1"));
+const jobWithHistory = Type.Optional(doc(JobWithHistoryBody, "The job and its history (omitted when unset)."));
+const aJob = (description: string) => object({ jobWithHistory }, description, { jobWithHistory: { historyEntry: [] } });
+
+const regions = (item: TSchema, description: string) =>
+  object({ regionHealth: Type.Array(item, { description: "Health by region.", examples: [[]] }) }, description, { regionHealth: [] });
+
+const ONE_PROVIDER = "At most one of aws, oci is set (a oneof).";
+const health = doc(Health, "Health of the region.", "healthy");
+const AwsHealth = regions(
+  object({ region: str("AWS region.", "eu-west-1"), health }, "An AWS region's health.", { region: "eu-west-1", health: "healthy" }),
+  "AWS health by region.",
+);
+const OciHealth = regions(
+  object({ availabilityDomain: str("OCI availability domain.", "AD-1"), health }, "An OCI domain's health.", {
+    availabilityDomain: "AD-1",
+    health: "healthy",
+  }),
+  "OCI health by availability domain.",
+);
+const ProviderHealth = object(
+  { aws: Type.Optional(doc(AwsHealth, `AWS health. ${ONE_PROVIDER}`)), oci: Type.Optional(doc(OciHealth, `OCI health. ${ONE_PROVIDER}`)) },
+  `A cloud provider's health. ${ONE_PROVIDER}`,
+  { aws: { regionHealth: [] } },
+);
+
+export const NodeStoppingReason = EnumOf(
+  "norsk.api.manager.NodeStopping.Reason",
+  [
+    "create_failed",
+    "pending_time_exceeded",
+    "startup_time_exceeded",
+    "initialisation_health_ping_time_exceeded",
+    "health_ping_time_exceeded",
+    "duplicate_job",
+    "provider_stop",
+    "provider_terminate",
+    "user_requested",
+    "unknown_node",
+  ] as const,
+  "Why a node is stopping.",
+);
+
+export const ComposeStage = EnumOf("norsk.api.common.JobInfoComposeMessage.Stage", ["build", "create", "start", "stop", "down"] as const, "A stage of docker compose.");
+
+const service = { serviceName: str("The service's name.", "norsk") };
+const INFO = "At most one of serviceStarted, serviceRestarting, containerEvent, composeMessage is set (a oneof).";
+
+const JobInfoMessage = object(
+  {
+    jobKey: Type.Optional(
+      doc(
+        object(
+          { jobId: Type.Optional(str("The job's id (omitted when unset).", "encoder-1")), role: str("The instance's role.", "primary") },
+          "Which instance of which job.",
+          { jobId: "encoder-1", role: "primary" },
+        ),
+        "The instance the message is about (omitted when unset).",
+      ),
+    ),
+    timestamp: Type.Optional(doc(Timestamp, "When it happened (omitted when unset).", "2026-12-24T18:00:00Z")),
+    serviceStarted: Type.Optional(doc(object(service, "A service started.", { serviceName: "norsk" }), `A service started. ${INFO}`)),
+    serviceRestarting: Type.Optional(doc(object(service, "A service is restarting.", { serviceName: "norsk" }), `A service is restarting. ${INFO}`)),
+    containerEvent: Type.Optional(
+      doc(object({ ...service, text: str("What the container reported.", "health_status: healthy") }, "A container event.", { serviceName: "norsk", text: "" }), `A container event. ${INFO}`),
+    ),
+    composeMessage: Type.Optional(
+      doc(object({ stage: doc(ComposeStage, "The compose stage.", "start"), text: str("The message.", "Container norsk Started") }, "A docker compose message.", { stage: "start", text: "" }), `A docker compose message. ${INFO}`),
+    ),
+  },
+  `A message from a job's worker. ${INFO}`,
+  { jobKey: { jobId: "encoder-1", role: "primary" } },
+);
+
+/** Every EventStream event, by name (the JSON name of its EventStreamEvent member), in field order. */
+export const EVENT_DATA = {
+  nodeRunning: object({ nodeMetadata, runningNodeMetadata, instances }, "A cloud node that is running (current picture).", { instances: [] }),
+  jobActive: aJob("A job that is active (current picture)."),
+  initialDataComplete: object(
+    { health: Type.Array(ProviderHealth, { description: "Health of the cloud providers.", examples: [[]] }) },
+    "The current picture is complete; live events follow.",
+    { health: [] },
+  ),
+  jobUpdated: aJob("A job was created or changed (its state and instances included)."),
+  jobDeleted: object({ jobId: Type.Optional(str("The deleted job's id (omitted when unset).", "encoder-1")) }, "A job was deleted.", { jobId: "encoder-1" }),
+  jobPending: aJob("A job that starts within pendingWindowS seconds (current picture)."),
+  jobOutOfWindow: aJob("A job left the pending window."),
+  nodeStarting: object({ nodeMetadata }, "A node is starting.", {}),
+  nodeStarted: object({ nodeMetadata, runningNodeMetadata }, "A node has started.", {}),
+  nodeStopping: object({ nodeId, reason: doc(NodeStoppingReason, "Why the node is stopping.", "user_requested") }, "A node is stopping.", { reason: "user_requested" }),
+  nodeStopped: object({ nodeId }, "A node has stopped.", { nodeId: "aws-node-1" }),
+  physicalNodeConnected: object(
+    { node: Type.Optional(doc(PhysicalNodeBody, "The node (omitted when unset).")), instances },
+    "A physical node connected, or was registered or updated.",
+    { instances: [] },
+  ),
+  providerHealthChange: doc(ProviderHealth, "A cloud provider's health changed."),
+  jobInfo: doc(JobInfoMessage, "A message from a job's worker."),
+} satisfies Record<string, TObject>;
+
+export const LogLevel = EnumOf(
+  "norsk.api.common.Log.Level",
+  ["emergency", "alert", "critical", "error", "warning", "notice", "info", "debug"] as const,
+  "Severity of a log event.",
+);
+
+/** Every CreateStatusChannel event, by name. */
+export const STATUS_DATA = {
+  hello: object(
+    {
+      version: Type.Optional(
+        doc(
+          object(
+            {
+              majorVersion: doc(Int32, "Major version.", 1),
+              minorVersion: doc(Int32, "Minor version.", 0),
+              buildNumber: doc(Int32, "Build number.", 384),
+              branchName: str("Branch it was built from (\"\" for a release).", ""),
+              label: str("Build label.", "reference"),
+            },
+            "A version of the Manager.",
+            { majorVersion: 1, minorVersion: 0, buildNumber: 384, branchName: "", label: "" },
+          ),
+          "The Manager's version (omitted when unset).",
+        ),
+      ),
+    },
+    "The first event: who is talking.",
+    { version: { majorVersion: 1, minorVersion: 0, buildNumber: 384, branchName: "", label: "" } },
+  ),
+  logEvent: object(
+    {
+      level: doc(LogLevel, "Severity.", "info"),
+      timestamp: doc(Uint64String, "When, in milliseconds since the Unix epoch (uint64 as a decimal string).", "1766599200000"),
+      msg: str("The message.", "job encoder-1 created"),
+      metadata: str("Structured context, if any (\"\" when none).", ""),
+    },
+    "A log event of the Manager.",
+    { level: "info", timestamp: "1766599200000", msg: "job encoder-1 created", metadata: "" },
+  ),
+} satisfies Record<string, TObject>;
+
+/** The mirror's form of a whole stream message: each event a sibling optional property. */
+function envelope(data: Record<string, TObject>, description: string): TObject {
+  const properties: Record<string, TSchema> = {};
+  for (const [name, schema] of Object.entries(data)) properties[name] = Type.Optional(schema);
+  return Type.Object(properties, { ...closed, description });
+}
+export const EventStreamEventBody = envelope(EVENT_DATA, "An EventStream message: exactly one event set.");
+export const StatusEventBody = envelope(STATUS_DATA, "A CreateStatusChannel message: exactly one event set.");
+
+// The Problem without its $id: here it is part of another schema, not a document of its own.
+const { $id: _problemId, ...ProblemData } = Problem;
+const problemExample = {
+  type: "about:blank",
+  title: "Service Unavailable",
+  status: 503,
+  detail: "the Manager is unavailable; try again later",
+  instance: "/v1/events",
+  code: "UNAVAILABLE",
+  requestId: "3f2b8c1e-5d4a-4f7b-9a0e-1c2d3e4f5a6b",
+};
+
+const ERROR_EVENT = "error: the last event of a stream that failed: its client fell too far behind (429), the Manager went away (503), or the gateway is shutting down (503).";
+
+/** One NDJSON line: {"event": name, "data": ...}, per event; heartbeats and the final error too. */
+function lines(data: Record<string, TObject>, $id: string, stream: string): TSchema {
+  const line = (event: string, body: TSchema | undefined, description: string) =>
+    Type.Object(
+      { event: Type.Literal(event, { description: "The event's name.", examples: [event] }), ...(body === undefined ? {} : { data: body }) },
+      { ...closed, description },
+    );
+  const branches = Object.entries(data).map(([event, body]) => line(event, body, body.description ?? event));
+  branches.push(line("heartbeat", undefined, "Sent every 15 s (configurable) while nothing else is; ignore it."));
+  branches.push(line("error", doc(ProblemData, "Why the stream ended.", problemExample), ERROR_EVENT));
+  return named(Type.Union(branches, { description: `One line of ${stream} as NDJSON.` }), $id);
+}
+
+export const EventLine = lines(EVENT_DATA, "EventLine", "GET /v1/events");
+export const StatusLine = lines(STATUS_DATA, "StatusLine", "GET /v1/status");
+
+/** text/event-stream, described in words: JSON Schema cannot say more about it. */
+export function sseText(names: readonly string[]): TSchema {
+  return Type.String({
+    description:
+      `Server-Sent Events. Each event is "id: <n>" (1, 2, 3, ... on this connection), "event: <name>" and "data: <JSON on one line>"; ` +
+      `names: ${names.join(", ")}; the data of each is that of the NDJSON line with the same event name. A ": heartbeat" comment ` +
+      `comes every 15 s (configurable) while nothing else does. A stream that fails ends with "event: error" whose data is a Problem.`,
+    examples: ['id: 1\nevent: jobDeleted\ndata: {"jobId":"encoder-1"}\n\n'],
+  });
+}
+
+export const EventStreamQuery = Type.Object(
+  {
+    pendingWindowS: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: 2147483647,
+        description:
+          "The current picture at the start also lists, as jobPending, jobs due to start within this many seconds (0, the default: none).",
+        examples: [3600],
+      }),
+    ),
+  },
+  { additionalProperties: false, $id: "EventStreamQuery", description: "Options of the event stream." },
+);
+
+export const StatusChannelQuery = Type.Object({}, { additionalProperties: false, description: "The status channel takes no parameters." });

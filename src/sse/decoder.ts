@@ -1,0 +1,91 @@
+// Stream messages (EventStreamEvent, NorskStatusEvent: each a oneof of messages) as events: the
+// set member's JSON name and that member mirrored (DESIGN §4) as JSON text. The names and
+// shapes are those of the rest of the API, derived from the descriptors.
+//
+// Every client of a stream receives the same messages on its own gRPC call, byte for byte, so
+// the result is kept for recent messages, keyed by their bytes: a change seen by a thousand
+// clients is decoded and written as JSON once, not a thousand times. Equal bytes always give
+// equal JSON, so this changes nothing but the cost; the cache is bounded in entries and bytes.
+import { fromBinary } from "@bufbuild/protobuf";
+import type { DescMessage, MessageShape } from "@bufbuild/protobuf";
+import { messageToJson } from "../json/index.js";
+
+/** One event: its name (jobUpdated, hello, ...) and its data as JSON text on one line. */
+export interface EncodedEvent {
+  readonly event: string;
+  readonly json: string;
+}
+
+export interface DecoderLimits {
+  /** Messages remembered. Default: 1024. */
+  readonly entries?: number;
+  /** Bytes remembered, counting each message twice (its bytes and its JSON). Default: 16 MiB. */
+  readonly bytes?: number;
+}
+
+/** Kept for unknown members too, so that those are not decoded again either. */
+const UNKNOWN: EncodedEvent = { event: "", json: "" };
+
+export class EventDecoder<Desc extends DescMessage> {
+  readonly #schema: Desc;
+  readonly #oneof: string;
+  readonly #members = new Map<string, { name: string; type: DescMessage }>();
+  readonly #cache = new Map<string, EncodedEvent>(); // insertion order is recency order
+  readonly #maxEntries: number;
+  readonly #maxBytes: number;
+  #bytes = 0;
+
+  constructor(schema: Desc, limits: DecoderLimits = {}) {
+    const [oneof, ...others] = schema.oneofs;
+    if (oneof === undefined || others.length > 0 || schema.fields.length !== oneof.fields.length) {
+      throw new Error(`${schema.typeName} is not a single oneof`);
+    }
+    for (const field of oneof.fields) {
+      if (field.message === undefined) throw new Error(`${schema.typeName}.${field.name} is not a message`);
+      this.#members.set(field.localName, { name: field.jsonName, type: field.message });
+    }
+    this.#schema = schema;
+    this.#oneof = oneof.localName;
+    this.#maxEntries = limits.entries ?? 1024;
+    this.#maxBytes = limits.bytes ?? 16 * 1024 * 1024;
+  }
+
+  /**
+   * The event of an encoded message, or undefined when its member is one this gateway does not
+   * know (a newer Manager's): there is no name or shape to give it.
+   */
+  decode(bytes: Buffer): EncodedEvent | undefined {
+    const key = bytes.toString("latin1");
+    let event = this.#cache.get(key);
+    if (event !== undefined) {
+      this.#cache.delete(key); // refresh its place
+      this.#cache.set(key, event);
+    } else {
+      event = this.#convert(fromBinary(this.#schema, bytes)) ?? UNKNOWN;
+      this.#remember(key, event);
+    }
+    return event === UNKNOWN ? undefined : event;
+  }
+
+  #convert(message: MessageShape<Desc>): EncodedEvent | undefined {
+    const { case: set, value } = (message as unknown as Record<string, { case: string | undefined; value?: unknown }>)[this.#oneof] ?? {
+      case: undefined,
+    };
+    const member = set === undefined ? undefined : this.#members.get(set);
+    if (member === undefined) return undefined;
+    // JSON.stringify escapes CR and LF: the data is one line, as an SSE data field must be.
+    return { event: member.name, json: JSON.stringify(messageToJson(member.type, value as MessageShape<DescMessage>)) };
+  }
+
+  #remember(key: string, event: EncodedEvent): void {
+    const size = key.length + event.json.length;
+    if (size > this.#maxBytes / 4) return; // a giant message would push out everything else
+    this.#cache.set(key, event);
+    this.#bytes += size;
+    for (const [oldest, old] of this.#cache) {
+      if (this.#cache.size <= this.#maxEntries && this.#bytes <= this.#maxBytes) break;
+      this.#cache.delete(oldest);
+      this.#bytes -= oldest.length + old.json.length;
+    }
+  }
+}

@@ -1,0 +1,48 @@
+// What an event stream sends, as text: Server-Sent Events (text/event-stream) or NDJSON, and
+// which of the two a client asked for.
+import type { EncodedEvent } from "./decoder.js";
+
+export type StreamFormat = "sse" | "ndjson";
+
+export const SSE = "text/event-stream";
+export const NDJSON = "application/x-ndjson";
+
+/** The event's text: an SSE message with an id, or one NDJSON line. Data is JSON on one line. */
+export function formatEvent(format: StreamFormat, event: EncodedEvent, id: number): string {
+  if (format === "ndjson") return `{"event":"${event.event}","data":${event.json}}\n`;
+  return `id: ${id}\nevent: ${event.event}\ndata: ${event.json}\n\n`;
+}
+
+/** The final `error` event: a Problem as data; no id, as it is not one of the Manager's events. */
+export function formatError(format: StreamFormat, problem: object): string {
+  const data = JSON.stringify(problem);
+  return format === "ndjson" ? `{"event":"error","data":${data}}\n` : `event: error\ndata: ${data}\n\n`;
+}
+
+/**
+ * Keeps idle connections open through proxies and finds clients that have gone. SSE has
+ * comments for this; NDJSON has none, so there it is a line that says what it is.
+ */
+export function heartbeat(format: StreamFormat): string {
+  return format === "ndjson" ? '{"event":"heartbeat"}\n' : ": heartbeat\n\n";
+}
+
+/**
+ * The format a client asked for: NDJSON when Accept ranks application/x-ndjson above
+ * text/event-stream (or lists it first at the same rank); SSE otherwise, also without Accept.
+ */
+export function negotiateFormat(accept: string | undefined): StreamFormat {
+  if (accept === undefined) return "sse";
+  let ndjson = { q: -1, at: Infinity };
+  let sse = { q: -1, at: Infinity };
+  accept.split(",").forEach((range, at) => {
+    const [type = "", ...params] = range.split(";").map((part) => part.trim().toLowerCase());
+    const qParam = params.find((p) => p.startsWith("q="));
+    const q = qParam === undefined ? 1 : Number(qParam.slice(2));
+    if (Number.isNaN(q)) return;
+    if (type === NDJSON && q > ndjson.q) ndjson = { q, at };
+    else if ((type === SSE || type === "text/*" || type === "*/*") && q > sse.q) sse = { q, at };
+  });
+  if (ndjson.q <= 0) return "sse";
+  return ndjson.q > sse.q || (ndjson.q === sse.q && ndjson.at < sse.at) ? "ndjson" : "sse";
+}

@@ -1,0 +1,179 @@
+// The body of one event-stream response: a Readable that fastify pipes into the response, fed
+// by one gRPC server stream. Piping is what respects the socket's back-pressure (pipe stops
+// reading while res.write() returns false and resumes on 'drain'); what the client has not
+// taken yet waits in this Readable's buffer. That buffer is the per-client bound: the gRPC
+// stream is read as fast as it comes, so a client that reads too slowly shows up here, as a
+// buffer that outgrows `bufferLimitBytes`, rather than as back-pressure that a Manager may or
+// may not answer. Such a client gets a final `error` event and is closed; so does one whose
+// stream fails (the Manager goes away) or is still open when the gateway shuts down.
+import { Readable } from "node:stream";
+import type { ServerResponse } from "node:http";
+import type { GrpcError } from "../grpc/errors.js";
+import { ProblemError } from "../problem.js";
+import type { ProblemBody } from "../problem.js";
+import type { EncodedEvent } from "./decoder.js";
+import type { StreamFormat } from "./frames.js";
+import { formatError, formatEvent, heartbeat } from "./frames.js";
+import type { OpenUpstream } from "./upstream.js";
+
+export interface StreamSettings {
+  /** Interval of the heartbeat, in ms. */
+  readonly heartbeatMs: number;
+  /** Bytes a client may have waiting before it counts as too far behind. */
+  readonly bufferLimitBytes: number;
+}
+
+export interface StreamBodyOptions extends StreamSettings {
+  readonly format: StreamFormat;
+  readonly open: OpenUpstream;
+  readonly decode: (bytes: Buffer) => EncodedEvent | undefined;
+  /** How long the Manager may take to start the stream (its first message), in ms. */
+  readonly startTimeoutMs: number;
+  /** The Problem sent as the final error event for a failure (a thrown error). */
+  readonly problemOf: (error: unknown) => ProblemBody;
+  readonly response: ServerResponse;
+  /** Told about a failure that ended the stream, for the log. */
+  readonly onFailure?: (error: unknown) => void;
+}
+
+/** How long a stream that has ended may take to flush to its client before it is cut off. */
+export const LINGER_MS = 10_000;
+
+/** The failure of a client that fell too far behind. */
+export class SlowClientError extends Error {
+  override readonly name = "SlowClientError";
+}
+
+export class StreamBody extends Readable {
+  /**
+   * Settles when the Manager has started the stream (first message, or its end); rejects when
+   * the call fails before that, or does not start in time. Until then nothing is sent, so the
+   * route can still answer with an ordinary problem+json.
+   */
+  readonly started: Promise<void>;
+  readonly #options: StreamBodyOptions;
+  readonly #cancel: () => void;
+  readonly #startTimer: NodeJS.Timeout;
+  #heartbeat: NodeJS.Timeout | undefined;
+  #nextId = 1;
+  #state: "starting" | "open" | "ended" = "starting";
+  #start = { resolve: (): void => undefined, reject: (_error: unknown): void => undefined };
+
+  constructor(options: StreamBodyOptions) {
+    // The bound is enforced by hand (#send); highWaterMark only decides when pipe asks for more.
+    super({ highWaterMark: 16 * 1024 });
+    this.#options = options;
+    this.started = new Promise((resolve, reject) => {
+      this.#start = { resolve, reject };
+    });
+    this.#startTimer = setTimeout(() => {
+      this.#failStart(new ProblemError(504, "the Manager did not start the stream before the deadline", undefined, "DEADLINE_EXCEEDED"));
+    }, options.startTimeoutMs);
+    this.#cancel = options.open({
+      message: (bytes) => {
+        this.#opened();
+        if (this.#state !== "open") return;
+        let event: EncodedEvent | undefined;
+        try {
+          event = options.decode(bytes);
+        } catch (error) {
+          // A message that does not decode: the stream cannot go on without a gap.
+          options.onFailure?.(error);
+          this.fail(options.problemOf(error));
+          return;
+        }
+        if (event !== undefined) this.#send(formatEvent(options.format, event, this.#nextId++));
+      },
+      end: () => {
+        this.#opened();
+        this.#end(LINGER_MS);
+      },
+      error: (error: GrpcError) => {
+        if (this.#state === "starting") this.#failStart(error);
+        else if (this.#state === "open") {
+          options.onFailure?.(error);
+          this.fail(options.problemOf(error));
+        }
+      },
+    });
+  }
+
+  override _read(): void {
+    // Data is pushed as the gRPC stream delivers it, not pulled.
+  }
+
+  override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
+    // The response closed (the client went away), or the body was never sent: stop the call.
+    this.#stop();
+    this.#state = "ended";
+    callback(error);
+  }
+
+  /**
+   * Ends the stream with a final error event carrying `problem` (e.g. at shutdown); one that has
+   * not started yet fails its start with that problem instead.
+   */
+  fail(problem: ProblemBody, lingerMs = LINGER_MS): void {
+    if (this.#state === "starting") this.#failStart(new ProblemError(problem.status, problem.detail, undefined, problem.code));
+    if (this.#state !== "open") return;
+    this.push(formatError(this.#options.format, problem));
+    this.#end(lingerMs);
+  }
+
+  #opened(): void {
+    if (this.#state !== "starting") return;
+    this.#state = "open";
+    clearTimeout(this.#startTimer);
+    this.#heartbeat = setInterval(() => {
+      // Only into an empty buffer: a client that is not reading needs no more bytes queued.
+      if (this.readableLength === 0) this.push(heartbeat(this.#options.format));
+    }, this.#options.heartbeatMs);
+    this.#heartbeat.unref();
+    this.#start.resolve();
+  }
+
+  #failStart(error: unknown): void {
+    if (this.#state !== "starting") return;
+    this.#stop();
+    this.#state = "ended";
+    this.#start.reject(error);
+  }
+
+  /** Queues one frame, unless that would put the client more than the limit behind. */
+  #send(frame: string): void {
+    if (this.readableLength + Buffer.byteLength(frame) > this.#options.bufferLimitBytes) {
+      const error = new SlowClientError(`the client fell more than ${this.#options.bufferLimitBytes} bytes behind`);
+      this.#options.onFailure?.(error);
+      this.fail(this.#options.problemOf(error));
+      return;
+    }
+    this.push(frame);
+  }
+
+  #stop(): void {
+    clearTimeout(this.#startTimer);
+    clearInterval(this.#heartbeat);
+    if (this.#state !== "ended") this.#cancel();
+  }
+
+  /**
+   * Ends the body; the response ends once the client has taken what is queued. A client that
+   * does not take it within `lingerMs` (one that stopped reading) is disconnected, so that its
+   * socket and buffers are not held for ever.
+   */
+  #end(lingerMs: number): void {
+    if (this.#state !== "open") return;
+    this.#stop();
+    this.#state = "ended";
+    this.push(null);
+    const { response } = this.#options;
+    if (response.writableFinished || response.destroyed) return;
+    const timer = setTimeout(() => {
+      if (!response.writableFinished) response.destroy();
+    }, lingerMs);
+    timer.unref();
+    response.once("close", () => {
+      clearTimeout(timer);
+    });
+  }
+}

@@ -1,0 +1,242 @@
+// The event streams as bytes on the wire, read with node's own HTTP client: heartbeats while
+// nothing happens, NDJSON on request, the bound on a client that stops reading, and the answers
+// before a stream starts (ordinary problem+json).
+import { request as httpRequest } from "node:http";
+import type { IncomingMessage } from "node:http";
+import { afterEach, describe, expect, it } from "vitest";
+import { eventually, startListeningGateway } from "../helpers/listening-gateway.js";
+import type { ListeningGateway } from "../helpers/listening-gateway.js";
+import { startFakeGateway, untilAborted } from "../helpers/fake-manager.js";
+import { connectManager } from "../../src/grpc/manager-connection.js";
+import { buildApp } from "../../src/app.js";
+import { create } from "@bufbuild/protobuf";
+import { WireType } from "@bufbuild/protobuf/wire";
+import { EventStreamEventSchema } from "../../src/gen/norsk/api/manager_pb.js";
+
+/** A streaming GET whose text accumulates in `text`; `response` may be paused and resumed. */
+async function open(url: string, headers: Record<string, string> = {}) {
+  const state = { text: "", ended: false };
+  const response = await new Promise<IncomingMessage>((resolve, reject) => {
+    httpRequest(url, { headers }, resolve).on("error", reject).end();
+  });
+  response.setEncoding("utf8");
+  response.on("data", (chunk: string) => {
+    state.text += chunk;
+  });
+  response.on("end", () => {
+    state.ended = true;
+  });
+  return { response, state, close: () => response.destroy() };
+}
+
+let gw: ListeningGateway | undefined;
+afterEach(async () => {
+  await gw?.close();
+  gw = undefined;
+});
+
+const post = (g: ListeningGateway, body: object) =>
+  fetch(`${g.url}/v1/jobs`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+
+describe("the stream on the wire", () => {
+  it("sends a heartbeat comment when nothing happens", async () => {
+    gw = await startListeningGateway({ streams: { heartbeatMs: 100 } });
+    const stream = await open(`${gw.url}/v1/events`);
+    expect(stream.response.statusCode).toBe(200);
+    expect(stream.response.headers["content-type"]).toBe("text/event-stream; charset=utf-8");
+    expect(stream.response.headers["cache-control"]).toBe("no-cache");
+    expect(stream.response.headers["x-request-id"]).toEqual(expect.any(String));
+    await eventually(() => stream.state.text.split(": heartbeat\n\n").length > 3, "three heartbeats", 2_000);
+    expect(stream.state.text).toMatch(/^id: 1\nevent: initialDataComplete\ndata: \{"health":\[\]\}\n\n(: heartbeat\n\n)+$/);
+    stream.close();
+  });
+
+  it("sends NDJSON, one {event, data} per line, heartbeats included, when asked", async () => {
+    gw = await startListeningGateway({ streams: { heartbeatMs: 100 } });
+    const stream = await open(`${gw.url}/v1/events`, { accept: "application/x-ndjson" });
+    expect(stream.response.headers["content-type"]).toBe("application/x-ndjson");
+    await eventually(() => stream.state.text.includes("heartbeat"), "a heartbeat");
+    expect((await post(gw, { jobId: "nd", startDateTime: "2026-01-01T00:00:00Z" })).status).toBe(201);
+    await eventually(() => stream.state.text.includes("jobUpdated"), "jobUpdated");
+    const lines = stream.state.text.trimEnd().split("\n").map((line) => JSON.parse(line) as { event: string; data?: { jobWithHistory?: { job?: { jobId?: string } } } });
+    expect(lines[0]).toEqual({ event: "initialDataComplete", data: { health: [] } });
+    const updates = lines.filter((l) => l.event !== "heartbeat" && l.event !== "initialDataComplete");
+    expect(updates.map((l) => [l.event, l.data?.jobWithHistory?.job?.jobId])).toEqual([["jobUpdated", "nd"]]);
+    expect(lines.filter((l) => l.event === "heartbeat").every((l) => l.data === undefined)).toBe(true);
+    stream.close();
+  });
+
+  it("closes a client that falls too far behind with a last error event, and releases its gRPC stream", async () => {
+    gw = await startListeningGateway({ streams: { bufferLimitBytes: 64 * 1024, heartbeatMs: 60_000 } });
+    const stream = await open(`${gw.url}/v1/events`);
+    await eventually(() => stream.state.text.includes("initialDataComplete"), "initialDataComplete");
+    stream.response.pause(); // the client stops reading
+    const description = "x".repeat(200_000);
+    let created = 0;
+    // Each create is a ~200 kB event; the socket's buffers take some, then the gateway's 64 kB.
+    while (gw.manager.stats().openEventStreams > 0 && created < 300) {
+      expect((await post(gw, { jobId: `big-${created++}`, startDateTime: "2026-01-01T00:00:00Z", description })).status).toBe(201);
+    }
+    expect(gw.manager.stats().openEventStreams).toBe(0);
+    stream.response.resume();
+    await eventually(() => stream.state.ended, "the end of the response", 10_000);
+    const last = stream.state.text.trimEnd().split("\n\n").at(-1) ?? "";
+    expect(last.startsWith("event: error\ndata: ")).toBe(true);
+    expect(JSON.parse(last.slice("event: error\ndata: ".length))).toMatchObject({
+      status: 429,
+      code: "RESOURCE_EXHAUSTED",
+      detail: "the client fell more than 65536 bytes behind; reconnect",
+      instance: "/v1/events",
+    });
+    // What it did get is a gap-free prefix of the events: ids 1, 2, 3, ...
+    const ids = [...stream.state.text.matchAll(/^id: (\d+)$/gm)].map((m) => Number(m[1]));
+    expect(ids).toEqual(ids.map((_id, i) => i + 1));
+    expect(ids.length).toBeLessThan(created + 1);
+  });
+});
+
+describe("before the stream starts: ordinary problem+json", () => {
+  it.each([
+    ["/v1/events?pendingWindowS=-1", "pendingWindowS"],
+    ["/v1/events?pendingWindowS=1.5", "pendingWindowS"],
+    ["/v1/events?pendingWindowS=soon", "pendingWindowS"],
+    ["/v1/events?pendingWindowS=2147483648", "pendingWindowS"],
+    ["/v1/events?since=1", "since"],
+    ["/v1/status?verbose=1", "verbose"],
+  ])("GET %s → 400 naming %s", async (url, name) => {
+    const fake = await startFakeGateway();
+    try {
+      const res = await fake.app.inject({ method: "GET", url });
+      expect(res.statusCode).toBe(400);
+      expect(res.headers["content-type"]).toMatch(/^application\/problem\+json/);
+      expect(res.json<{ errors: { parameter: string }[] }>().errors.map((e) => e.parameter)).toContain(name);
+      expect(fake.manager.calls).toEqual([]);
+    } finally {
+      await fake.close();
+    }
+  });
+
+  it("refuses a malformed Grpc-Timeout with 400", async () => {
+    const fake = await startFakeGateway();
+    try {
+      const res = await fake.app.inject({ method: "GET", url: "/v1/events", headers: { "grpc-timeout": "forever" } });
+      expect(res.statusCode).toBe(400);
+      expect(res.json()).toMatchObject({ errors: [{ header: "grpc-timeout" }] });
+    } finally {
+      await fake.close();
+    }
+  });
+
+  it("passes pendingWindowS to the Manager", async () => {
+    const fake = await startFakeGateway();
+    try {
+      const res = await fake.app.inject({ method: "GET", url: "/v1/events?pendingWindowS=3600" });
+      expect(res.statusCode).toBe(200);
+      expect(fake.manager.calls[0]?.request).toMatchObject({ pendingWindowS: 3600 });
+    } finally {
+      await fake.close();
+    }
+  });
+
+  it("answers 503 when there is no Manager", async () => {
+    const connection = connectManager("127.0.0.1:1", 500);
+    const app = await buildApp({ connection, requestTimeoutMs: 500 });
+    try {
+      for (const url of ["/v1/events", "/v1/status"]) {
+        const res = await app.inject({ method: "GET", url });
+        expect(res.statusCode).toBe(503);
+        expect(res.json()).toMatchObject({ code: "UNAVAILABLE" });
+        expect(res.headers["content-type"]).toMatch(/^application\/problem\+json/);
+        expect(res.body).not.toContain("127.0.0.1:1");
+      }
+    } finally {
+      await app.close();
+      connection.close();
+    }
+  });
+
+  it("answers 504 when the Manager does not start the stream within the request timeout", async () => {
+    const fake = await startFakeGateway({ requestTimeoutMs: 300 });
+    fake.manager.behaviour.eventStream = async function* (_request, context) {
+      await untilAborted(context.signal);
+      yield* [];
+    };
+    try {
+      const started = Date.now();
+      const res = await fake.app.inject({ method: "GET", url: "/v1/events" });
+      expect(res.statusCode).toBe(504);
+      expect(res.json()).toMatchObject({ status: 504, code: "DEADLINE_EXCEEDED" });
+      expect(Date.now() - started).toBeLessThan(2_000);
+      // The call itself has no deadline: it is meant to last.
+      expect(fake.manager.calls[0]?.method).toBe("EventStream");
+      expect(fake.manager.calls[0]?.deadline).toBeUndefined();
+    } finally {
+      await fake.close();
+    }
+  });
+
+  it("answers HEAD with a GET's headers and holds no stream open for it", async () => {
+    gw = await startListeningGateway();
+    const res = await fetch(`${gw.url}/v1/events`, { method: "HEAD" });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toBe("text/event-stream; charset=utf-8");
+    await eventually(() => gw?.manager.stats().openEventStreams === 0, "the stream released");
+  });
+
+  it("skips an event this gateway does not know (a newer Manager's), and numbers the rest without a gap", async () => {
+    const fake = await startFakeGateway();
+    fake.manager.behaviour.eventStream = async function* () {
+      yield create(EventStreamEventSchema, { event: { case: "initialDataComplete", value: {} } });
+      // Field 99 of EventStreamEvent: a oneof member that does not exist here yet.
+      const unknown = create(EventStreamEventSchema);
+      unknown.$unknown = [{ no: 99, wireType: WireType.LengthDelimited, data: new Uint8Array([0x01, 0x41]) }] // length 1, "A";
+      yield unknown;
+      await Promise.resolve();
+      yield create(EventStreamEventSchema, { event: { case: "jobDeleted", value: { jobId: { jobId: "gone" } } } });
+    };
+    try {
+      const res = await fake.app.inject({ method: "GET", url: "/v1/events" });
+      expect(res.statusCode).toBe(200);
+      expect(res.body).toBe('id: 1\nevent: initialDataComplete\ndata: {"health":[]}\n\nid: 2\nevent: jobDeleted\ndata: {"jobId":"gone"}\n\n');
+    } finally {
+      await fake.close();
+    }
+  });
+
+  it("ends the stream with a 500 error event when a message cannot be decoded", async () => {
+    const fake = await startFakeGateway();
+    fake.manager.behaviour.eventStream = async function* () {
+      yield create(EventStreamEventSchema, { event: { case: "initialDataComplete", value: {} } });
+      const broken = create(EventStreamEventSchema);
+      broken.$unknown = [{ no: 4, wireType: WireType.LengthDelimited, data: new Uint8Array([0x05, 0x0a]) }]; // jobUpdated, cut short
+      yield broken;
+      await untilAborted(new AbortController().signal);
+    };
+    try {
+      const res = await fake.app.inject({ method: "GET", url: "/v1/events" });
+      expect(res.statusCode).toBe(200);
+      const last = res.body.trimEnd().split("\n\n").at(-1) ?? "";
+      expect(last.startsWith("event: error\ndata: ")).toBe(true);
+      expect(JSON.parse(last.slice("event: error\ndata: ".length))).toMatchObject({ status: 500, detail: expect.not.stringContaining("EOF") as unknown });
+    } finally {
+      await fake.close();
+    }
+  });
+
+  it("ends the stream with a 504 error event at a client's Grpc-Timeout", async () => {
+    const fake = await startFakeGateway();
+    fake.manager.behaviour.eventStream = async function* (_request, context) {
+      yield { event: { case: "initialDataComplete", value: {} } };
+      await untilAborted(context.signal);
+    };
+    try {
+      const res = await fake.app.inject({ method: "GET", url: "/v1/events", headers: { "grpc-timeout": "300m" } });
+      expect(res.statusCode).toBe(200);
+      expect(res.body).toMatch(/^id: 1\nevent: initialDataComplete\n.*\n\nevent: error\ndata: \{.*"status":504.*\}\n\n$/s);
+      const call = fake.manager.calls[0];
+      expect((call?.deadline ?? Infinity) - (call?.at ?? 0)).toBeLessThanOrEqual(300);
+    } finally {
+      await fake.close();
+    }
+  });
+});

@@ -1,0 +1,120 @@
+// The schemas of the node and event routes say what the mirror does (property names = the
+// descriptors' JSON names, required = what the mirror always emits, enum names, nested
+// messages), checked by walking each schema beside its message descriptor; and they are
+// documented: every property has a description and an example that fits it.
+import { ScalarType, create } from "@bufbuild/protobuf";
+import type { DescMessage } from "@bufbuild/protobuf";
+import { TypeGuard } from "@sinclair/typebox";
+import type { TSchema } from "@sinclair/typebox";
+import { Value } from "@sinclair/typebox/value";
+import { describe, expect, it } from "vitest";
+import {
+  CreateAwsNodeRequestSchema,
+  CreateOciNodeRequestSchema,
+  EventStreamEventSchema,
+  NorskStatusEventSchema,
+  UpdatePhysicalNodeRequestSchema,
+} from "../../src/gen/norsk/api/manager_pb.js";
+import { enumJsonNames } from "../../src/json/enums.js";
+import { messageToJson } from "../../src/json/index.js";
+import { FLATTENED_WRAPPERS } from "../../src/json/presence.js";
+import { EVENT_DATA, EventLine, EventStreamEventBody, EventStreamQuery, STATUS_DATA, StatusEventBody, StatusLine } from "../../schemas/events.js";
+import { AwsNode, AwsNodeInput, OciNode, OciNodeInput, PhysicalNodeUpdate, PhysicalNodeUpdateInput } from "../../schemas/nodes.js";
+
+const SIXTY_FOUR_BIT = new Set([ScalarType.INT64, ScalarType.UINT64]);
+
+function constants(schema: TSchema): unknown[] {
+  return TypeGuard.IsUnion(schema) ? schema.anyOf.filter((s) => "const" in s).map((s) => (s as unknown as { const: unknown }).const) : [];
+}
+
+/** Walks `schema` beside `desc`; returns the message types it met. */
+function check(schema: TSchema, desc: DescMessage, at: string, seen: Set<string>): void {
+  seen.add(desc.typeName);
+  if (!TypeGuard.IsObject(schema)) throw new Error(`${at}: not an object schema for ${desc.typeName}`);
+  expect(Object.keys(schema.properties).sort(), `${at}: properties of ${desc.typeName}`).toEqual(desc.fields.map((f) => f.jsonName).sort());
+  expect([...(schema.required ?? [])].sort(), `${at}: required of ${desc.typeName}`).toEqual(Object.keys(messageToJson(desc, create(desc))).sort());
+  expect(schema.additionalProperties, `${at}: closed`).toBe(false);
+  for (const field of desc.fields) {
+    const where = `${at}/${field.jsonName}`;
+    let value = schema.properties[field.jsonName] as TSchema;
+    if (field.fieldKind === "list") value = (value as TSchema & { items: TSchema }).items;
+    if (field.fieldKind === "map") value = (value as TSchema & { additionalProperties: TSchema }).additionalProperties;
+    if (field.enum !== undefined) expect(constants(value), `${where}: enum names`).toEqual(enumJsonNames(field.enum));
+    else if (field.message?.typeName === "google.protobuf.Timestamp") expect(value.format, where).toBe("date-time");
+    else if (field.message !== undefined && FLATTENED_WRAPPERS.has(field.message.typeName)) expect(TypeGuard.IsObject(value), `${where}: flattened`).toBe(false);
+    else if (field.message !== undefined) check(value, field.message, where, seen);
+    else if (SIXTY_FOUR_BIT.has(field.scalar)) expect(value.format, where).toMatch(/^u?int64$/);
+  }
+}
+
+describe("node and event schemas match the mirror", () => {
+  it.each<[string, TSchema, DescMessage]>([
+    ["AwsNode", AwsNode, CreateAwsNodeRequestSchema],
+    ["OciNode", OciNode, CreateOciNodeRequestSchema],
+    ["PhysicalNodeUpdate", PhysicalNodeUpdate, UpdatePhysicalNodeRequestSchema],
+    ["EventStreamEvent", EventStreamEventBody, EventStreamEventSchema],
+    ["NorskStatusEvent", StatusEventBody, NorskStatusEventSchema],
+  ])("%s", (_name, schema, desc) => {
+    check(schema, desc, "", new Set());
+  });
+
+  it("describes every message an event can carry", () => {
+    const seen = new Set<string>();
+    check(EventStreamEventBody, EventStreamEventSchema, "", seen);
+    for (const type of ["norsk.api.manager.JobHistoryJobRunning", "norsk.api.common.RunningNodeProviderMetadata", "norsk.api.common.JobInfoComposeMessage", "norsk.api.manager.OciHealth"]) {
+      expect(seen.has(type), type).toBe(true);
+    }
+    expect(seen.size).toBeGreaterThan(40);
+  });
+
+  it("names events as the descriptors' oneof members, in field order", () => {
+    expect(Object.keys(EVENT_DATA)).toEqual(EventStreamEventSchema.oneofs[0]?.fields.map((f) => f.jsonName));
+    expect(Object.keys(STATUS_DATA)).toEqual(NorskStatusEventSchema.oneofs[0]?.fields.map((f) => f.jsonName));
+  });
+});
+
+/** Every property of every object schema inside `schema`, with its path. */
+function properties(schema: TSchema, at: string): [string, TSchema][] {
+  const found: [string, TSchema][] = [];
+  if (TypeGuard.IsObject(schema)) {
+    for (const [name, p] of Object.entries(schema.properties)) found.push([`${at}/${name}`, p], ...properties(p, `${at}/${name}`));
+    const additional: unknown = schema.additionalProperties;
+    if (typeof additional === "object" && additional !== null) found.push(...properties(additional as TSchema, `${at}/*`));
+  } else if (TypeGuard.IsArray(schema)) {
+    found.push(...properties(schema.items, `${at}/0`));
+  } else if (TypeGuard.IsUnion(schema)) {
+    for (const branch of schema.anyOf) found.push(...properties(branch, at));
+  }
+  return found;
+}
+
+const NAMED: Record<string, TSchema> = {
+  AwsNode,
+  AwsNodeInput,
+  OciNode,
+  OciNodeInput,
+  PhysicalNodeUpdate,
+  PhysicalNodeUpdateInput,
+  EventStreamQuery,
+  EventLine,
+  StatusLine,
+};
+
+describe("node and event schemas are documented", () => {
+  it.each(Object.entries(NAMED))("%s has its name as $id and a description", (name, schema) => {
+    expect(schema.$id).toBe(name);
+    expect(typeof schema.description).toBe("string");
+  });
+
+  it.each(Object.entries({ ...NAMED, EventStreamEventBody, StatusEventBody }))("every property of %s has a description and an example that fits", (_name, schema) => {
+    const list = properties(schema, "");
+    expect(list.length).toBeGreaterThan(0);
+    for (const [path, property] of list) {
+      expect(property.description, `${path}: description`).toEqual(expect.any(String));
+      expect(property.examples, `${path}: examples`).toEqual(expect.any(Array));
+      for (const example of property.examples as unknown[]) {
+        expect(Value.Check({ ...property, $id: undefined }, example), `${path}: example ${JSON.stringify(example)}`).toBe(true);
+      }
+    }
+  });
+});
