@@ -54,6 +54,9 @@ async function http(name: string, url: string, method: "GET" | "PUT", body?: (i:
       },
     ],
   });
+  if (result.errors + result.non2xx > 0) {
+    console.error(`${name}: ${result.errors} transport errors (${result.timeouts} timeouts), status codes ${JSON.stringify(result.statusCodeStats)}`);
+  }
   return {
     name,
     requests: result.requests.total,
@@ -99,6 +102,8 @@ async function main(): Promise<void> {
       console.log(line(viaGrpc));
       console.log(`${"ratio gateway/direct".padEnd(44)} ${(rate(viaGateway) / rate(viaGrpc)).toFixed(2).padStart(8)}\n`);
     }
+    const failures = gateway.output.filter((l) => l.includes('"level":50'));
+    if (failures.length > 0) console.error(`gateway logged ${failures.length} errors; first:\n${failures[0] ?? ""}`);
   } finally {
     direct.close();
     await gateway.stop();

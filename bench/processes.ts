@@ -9,6 +9,8 @@ export interface Child {
   readonly address: string;
   /** The child's process id, e.g. to read its memory from /proc/<pid>/status. */
   readonly pid: number;
+  /** Every line the child has printed so far (stdout and stderr). */
+  readonly output: readonly string[];
   stop(): Promise<void>;
 }
 
@@ -29,6 +31,7 @@ export async function startChild(args: readonly string[], ready: RegExp): Promis
   });
   return {
     address,
+    output,
     pid: child.pid ?? 0,
     stop: () =>
       new Promise<void>((resolve) => {
