@@ -16,11 +16,11 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
-import { Server, ServerCredentials } from "@grpc/grpc-js";
+import { Server } from "@grpc/grpc-js";
 import { create } from "@bufbuild/protobuf";
 import { CurrentJobSchema, JobSchema, Manager } from "../src/gen/norsk/api/manager_pb.js";
 import type { Job } from "../src/gen/norsk/api/manager_pb.js";
-import { Code, GrpcError, addService, createChannel, createClient } from "../src/grpc/index.js";
+import { Code, GrpcError, addService, createChannel, createClient, listenInsecure } from "../src/grpc/index.js";
 import type { Client, ServiceImpl } from "../src/grpc/index.js";
 import { drive, line, rate } from "./stats.js";
 import type { Result } from "./stats.js";
@@ -76,12 +76,7 @@ async function serveNoop(): Promise<void> {
   };
   const server = new Server();
   addService(server, Manager, impl);
-  const port = await new Promise<number>((resolve, reject) => {
-    server.bindAsync("127.0.0.1:0", ServerCredentials.createInsecure(), (error, p) => {
-      if (error) reject(error);
-      else resolve(p);
-    });
-  });
+  const port = await listenInsecure(server, "127.0.0.1:0");
   console.log(`no-op Manager listening on 127.0.0.1:${port}`);
   process.once("SIGTERM", () => {
     server.forceShutdown();

@@ -1,5 +1,6 @@
 // Serving a generated service with grpc-js: the service definition (paths and codecs) and an
 // adapter from typed handlers (promises, async iterables) to grpc-js's callback handlers.
+import { ServerCredentials } from "@grpc/grpc-js";
 import type { Metadata, status } from "@grpc/grpc-js";
 import type {
   Server,
@@ -156,4 +157,14 @@ function metadataMap(metadata: Metadata): ReadonlyMap<string, string> {
 
 function toStatus(error: GrpcError): { code: status; details: string; metadata: Metadata } {
   return { code: error.code, details: error.details, metadata: error.metadata };
+}
+
+/** Binds `server` to `address` ("host:port", port 0 picks a free one) without TLS; resolves with the port. */
+export function listenInsecure(server: Server, address: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.bindAsync(address, ServerCredentials.createInsecure(), (error, port) => {
+      if (error) reject(error);
+      else resolve(port);
+    });
+  });
 }

@@ -2,10 +2,10 @@
 // norsk.api.manager.Manager and grpc.health.v1.Health over a SQLite store. Used by the
 // gateway when no Manager address is given, by tests (port 0, temporary data dirs), and
 // alone through src/manager/main.ts.
-import { Server, ServerCredentials } from "@grpc/grpc-js";
+import { Server } from "@grpc/grpc-js";
 import { Health } from "../gen/grpc/health/v1/health_pb.js";
 import { Manager } from "../gen/norsk/api/manager_pb.js";
-import { Code, GrpcError, addService } from "../grpc/index.js";
+import { Code, GrpcError, addService, listenInsecure } from "../grpc/index.js";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import { defaultClock } from "./context.js";
 import type { ManagerContext } from "./context.js";
@@ -117,7 +117,7 @@ export async function startManager(options: ManagerOptions = {}): Promise<Runnin
   const host = resolved.host.includes(":") ? `[${resolved.host}]` : resolved.host;
   let port: number;
   try {
-    port = await bind(server, `${host}:${resolved.port}`);
+    port = await listenInsecure(server, `${host}:${resolved.port}`);
   } catch (error) {
     server.forceShutdown();
     store.close();
@@ -146,15 +146,6 @@ export async function startManager(options: ManagerOptions = {}): Promise<Runnin
       eventSubscribers: bus.subscriberCount,
     }),
   };
-}
-
-function bind(server: Server, address: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    server.bindAsync(address, ServerCredentials.createInsecure(), (error, port) => {
-      if (error) reject(error);
-      else resolve(port);
-    });
-  });
 }
 
 /** Graceful shutdown, turned forceful after CLOSE_GRACE_MS. */

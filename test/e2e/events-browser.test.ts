@@ -6,21 +6,12 @@
 // decision of its own, not this test's), and a page served next to the API, as a console
 // behind the same host or reverse proxy would be, needs none. The page is a route that only
 // this test adds to the app before it listens; the product serves no such page.
-import { existsSync } from "node:fs";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { chromium } from "playwright-core";
-import type { BrowserContext } from "playwright-core";
+import { launchChromium, skipWithoutChromium } from "../helpers/browser.js";
+import type { Browser } from "../helpers/browser.js";
 import { startListeningGateway } from "../helpers/listening-gateway.js";
 import type { ListeningGateway } from "../helpers/listening-gateway.js";
 
-const CHROMIUM = "/usr/bin/chromium";
-const available = existsSync(CHROMIUM);
-// Skipped where chromium is missing, except in CI, where a missing browser is a failure.
-const skip = !available && process.env.CI === undefined;
-if (skip) console.warn(`events-browser.test.ts: skipped: no chromium at ${CHROMIUM} (apt-get install -y chromium)`);
 
 const PAGE = `<!doctype html>
 <meta charset="utf-8">
@@ -36,43 +27,26 @@ const PAGE = `<!doctype html>
 </script>`;
 
 let gw: ListeningGateway;
-let context: BrowserContext | undefined;
-let profile = "";
+let browser: Browser | undefined;
 
-describe.skipIf(skip)("a browser's EventSource", () => {
+describe.skipIf(skipWithoutChromium("the EventSource browser test"))("a browser's EventSource", () => {
   beforeAll(async () => {
-    if (!available) throw new Error(`chromium is required in CI but missing at ${CHROMIUM}`);
     gw = await startListeningGateway({
       beforeListen: (app) => {
         app.get("/__test__/events.html", (_request, reply) => reply.type("text/html; charset=utf-8").send(PAGE));
       },
     });
-    profile = await mkdtemp(join(tmpdir(), "events-browser-"));
-    context = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-      ],
-    });
+    browser = await launchChromium();
   });
 
   afterAll(async () => {
-    await context?.close();
+    await browser?.close();
     await gw.close();
-    if (profile !== "") await rm(profile, { recursive: true, force: true });
   });
 
   it("receives a jobUpdated event for a job created through the REST API", async () => {
-    if (context === undefined) throw new Error("no browser");
-    const page = await context.newPage();
+    if (browser === undefined) throw new Error("no browser");
+    const page = await browser.context.newPage();
     await page.goto(`${gw.url}/__test__/events.html`);
     await page.waitForFunction("window.received.some((e) => e.type === 'initialDataComplete')", undefined, { timeout: 10_000 });
 

@@ -5,49 +5,27 @@
 //
 // Without /usr/bin/chromium the test says so and is skipped, except in CI (process.env.CI),
 // where .ci/run installs chromium and a missing browser is a failure.
-import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
-import { chromium } from "playwright-core";
-import type { BrowserContext, Locator, Page } from "playwright-core";
+import type { Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { launchChromium, skipWithoutChromium } from "../helpers/browser.js";
+import type { Browser } from "../helpers/browser.js";
 import { startCommand } from "../helpers/command.js";
 import type { StartedCommand } from "../helpers/command.js";
 
-const CHROMIUM = "/usr/bin/chromium";
-const ARGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
 const SCREENSHOTS = "test-results/swagger-ui";
 
-const available = existsSync(CHROMIUM);
-if (!available) {
-  const message = `${CHROMIUM} is missing (install it with: apt-get install chromium)`;
-  if (process.env.CI !== undefined && process.env.CI !== "") throw new Error(`${message}; CI must run the browser test`);
-  console.warn(`skipping the Swagger UI browser test: ${message}`);
-}
-
-describe.skipIf(!available)("Swagger UI in chromium", () => {
+describe.skipIf(skipWithoutChromium("the Swagger UI browser test"))("Swagger UI in chromium", () => {
   let gateway: StartedCommand;
-  let profile: string;
-  let context: BrowserContext;
+  let browser: Browser;
   let page: Page;
   const external: string[] = [];
 
   beforeAll(async () => {
     gateway = await startCommand();
-    // A fresh profile for every run: nothing cached, no state from an earlier run.
-    profile = await mkdtemp(join(tmpdir(), "swagger-ui-chromium-"));
-    context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: ARGS });
-    page = context.pages()[0] ?? (await context.newPage());
+    browser = await launchChromium();
+    page = browser.context.pages()[0] ?? (await browser.context.newPage());
     page.on("request", (request) => {
       if (!request.url().startsWith(gateway.url) && !request.url().startsWith("data:")) external.push(request.url());
     });
@@ -55,8 +33,7 @@ describe.skipIf(!available)("Swagger UI in chromium", () => {
   }, 60_000);
 
   afterAll(async () => {
-    await context.close();
-    await rm(profile, { recursive: true, force: true });
+    await browser.close();
     expect(await gateway.stop()).toBe(0);
   });
 

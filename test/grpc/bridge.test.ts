@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Server, ServerCredentials } from "@grpc/grpc-js";
+import { Server } from "@grpc/grpc-js";
 import type { Client as GrpcChannel } from "@grpc/grpc-js";
 import { create } from "@bufbuild/protobuf";
 import { EmptySchema } from "@bufbuild/protobuf/wkt";
 import { Manager, JobSchema, CurrentJobSchema } from "../../src/gen/norsk/api/manager_pb.js";
 import { JobIdSchema } from "../../src/gen/norsk/api/common_pb.js";
-import { Code, GrpcError, addService, createChannel, createClient } from "../../src/grpc/index.js";
+import { Code, GrpcError, addService, createChannel, createClient, listenInsecure } from "../../src/grpc/index.js";
 import type { Client, ServiceImpl } from "../../src/grpc/index.js";
 
 // A service whose handlers record what they saw, so each test can assert the server's side.
@@ -74,12 +74,7 @@ let client: Client<typeof Manager>;
 beforeAll(async () => {
   server = new Server();
   addService(server, Manager, impl);
-  const port = await new Promise<number>((resolve, reject) => {
-    server.bindAsync("127.0.0.1:0", ServerCredentials.createInsecure(), (error, p) => {
-      if (error) reject(error);
-      else resolve(p);
-    });
-  });
+  const port = await listenInsecure(server, "127.0.0.1:0");
   channel = createChannel(`127.0.0.1:${port}`);
   client = createClient(Manager, channel, { defaultTimeoutMs: 2_000 });
 });

@@ -2,11 +2,11 @@
 // deadline) and answers as `behaviour` says: by default every unary call succeeds with an
 // empty answer and each stream sends one message and ends. Tests override single methods to
 // hang, fail, or stream what they need; the gateway in front of it is a real app.
-import { Server, ServerCredentials } from "@grpc/grpc-js";
+import { Server } from "@grpc/grpc-js";
 import { create } from "@bufbuild/protobuf";
 import type { FastifyInstance } from "fastify";
 import { EventStreamEventSchema, Manager, NorskStatusEventSchema } from "../../src/gen/norsk/api/manager_pb.js";
-import { addService } from "../../src/grpc/index.js";
+import { addService, listenInsecure } from "../../src/grpc/index.js";
 import type { HandlerContext, ServiceImpl } from "../../src/grpc/index.js";
 import { buildApp } from "../../src/app.js";
 import type { AppOptions } from "../../src/app.js";
@@ -74,12 +74,7 @@ export async function startFakeManager(): Promise<FakeManager> {
   }
   const server = new Server();
   addService(server, Manager, impl as Impl);
-  const port = await new Promise<number>((resolve, reject) => {
-    server.bindAsync("127.0.0.1:0", ServerCredentials.createInsecure(), (error, p) => {
-      if (error) reject(error);
-      else resolve(p);
-    });
-  });
+  const port = await listenInsecure(server, "127.0.0.1:0");
   return {
     address: `127.0.0.1:${port}`,
     calls,

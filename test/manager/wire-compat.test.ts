@@ -10,7 +10,7 @@
 //    included.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createRequire } from "node:module";
-import { Server, ServerCredentials, credentials, status } from "@grpc/grpc-js";
+import { Server, credentials, status } from "@grpc/grpc-js";
 import type { ServiceError } from "@grpc/grpc-js";
 import { equals, fromBinary, toBinary, toJson } from "@bufbuild/protobuf";
 import { JobSchema, Job_JobState, Manager } from "../../src/gen/norsk/api/manager_pb.js";
@@ -18,7 +18,7 @@ import type { CurrentJob as OurCurrentJob, Job as OurJob } from "../../src/gen/n
 import type * as ApiPb from "@norskvideo/norsk-api/lib/manager_pb.js";
 import type * as ApiCommon from "@norskvideo/norsk-api/lib/shared/common_pb.js";
 import type * as ApiGrpc from "@norskvideo/norsk-api/lib/manager_grpc_pb.js";
-import { Code, GrpcError, createChannel, createClient } from "../../src/grpc/index.js";
+import { Code, GrpcError, createChannel, createClient, listenInsecure } from "../../src/grpc/index.js";
 import type { Client } from "../../src/grpc/index.js";
 import { jobHash } from "../../src/manager/hash.js";
 import { collect, fullJob, grpcErrorOf, startHarness } from "./harness.js";
@@ -292,12 +292,7 @@ describe("our client against a server built on norsk-api 1.0.384's ManagerServic
     };
     server = new Server();
     server.addService(apiGrpc.ManagerService, impl);
-    const port = await new Promise<number>((resolve, reject) => {
-      server.bindAsync("127.0.0.1:0", ServerCredentials.createInsecure(), (error, p) => {
-        if (error) reject(error);
-        else resolve(p);
-      });
-    });
+    const port = await listenInsecure(server, "127.0.0.1:0");
     const channel = createChannel(`127.0.0.1:${port}`);
     closeChannel = () => {
       channel.close();

@@ -2,10 +2,10 @@
 // (default and Grpc-Timeout), forwarded metadata, cancellation on disconnect, 5xx hygiene.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { request as httpRequest } from "node:http";
-import { Server, ServerCredentials } from "@grpc/grpc-js";
+import { Server } from "@grpc/grpc-js";
 import { Manager } from "../../src/gen/norsk/api/manager_pb.js";
 import type { ServiceImpl } from "../../src/grpc/index.js";
-import { Code, GrpcError, addService } from "../../src/grpc/index.js";
+import { Code, GrpcError, addService, listenInsecure } from "../../src/grpc/index.js";
 import { buildApp } from "../../src/app.js";
 import { connectManager } from "../../src/grpc/manager-connection.js";
 import type { ManagerConnection } from "../../src/grpc/manager-connection.js";
@@ -79,12 +79,7 @@ let app: FastifyInstance;
 beforeAll(async () => {
   server = new Server();
   addService(server, Manager, impl);
-  const port = await new Promise<number>((resolve, reject) => {
-    server.bindAsync("127.0.0.1:0", ServerCredentials.createInsecure(), (error, p) => {
-      if (error) reject(error);
-      else resolve(p);
-    });
-  });
+  const port = await listenInsecure(server, "127.0.0.1:0");
   connection = connectManager(`127.0.0.1:${port}`, 1_500);
   app = await buildApp({ connection, requestTimeoutMs: 1_500 });
   await app.listen({ port: 0, host: "127.0.0.1" });
