@@ -10,13 +10,19 @@ import type { IfMatch } from "./preconditions.js";
 
 export type ManagerClient = Client<typeof Manager>;
 
-/** JobSearch by id (one filter, id eq); stops the stream after the first match. */
+/**
+ * JobSearch by id (one filter, id eq). The stream is read to its end (at most one job) rather
+ * than cancelled at the first match: a cancellation is an RST_STREAM, and a server that sees
+ * many of them in a burst takes it for a rapid-reset attack and closes the whole connection,
+ * failing every call on it (seen under load as INTERNAL "Session closed with error code 2").
+ */
 export async function findJob(client: ManagerClient, jobId: string, options: CallOptions): Promise<CurrentJob | undefined> {
   const request = { jobFilter: [{ jobFilter: { case: "idFilter" as const, value: { comparison: { case: "eq" as const, value: jobId } } } }] };
+  let found: CurrentJob | undefined;
   for await (const current of client.jobSearch(request, options)) {
-    if (current.job?.jobId?.jobId === jobId) return current;
+    if (found === undefined && current.job?.jobId?.jobId === jobId) found = current;
   }
-  return undefined;
+  return found;
 }
 
 export async function requireJob(client: ManagerClient, jobId: string, options: CallOptions): Promise<CurrentJob & { job: Job }> {

@@ -313,6 +313,18 @@ describe("job instances", () => {
   });
 });
 
+describe("reads under load", () => {
+  it("serves a burst of reads without a failure (no cancellation storm on the shared connection)", async () => {
+    await create({ jobId: "hot", startDateTime: START });
+    const statuses = new Map<number, number>();
+    for (let round = 0; round < 40; round++) {
+      const answers = await Promise.all(Array.from({ length: 100 }, () => gw.app.inject({ method: "GET", url: "/v1/jobs/hot" })));
+      for (const answer of answers) statuses.set(answer.statusCode, (statuses.get(answer.statusCode) ?? 0) + 1);
+    }
+    expect(Object.fromEntries(statuses)).toEqual({ 200: 4000 });
+  });
+});
+
 describe("request ids and readiness", () => {
   it("echoes a given X-Request-Id and generates one otherwise", async () => {
     const given = await gw.app.inject({ method: "GET", url: "/healthz", headers: { "x-request-id": "abc-123" } });
