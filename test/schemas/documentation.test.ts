@@ -1,4 +1,3 @@
-import { TypeGuard } from "@sinclair/typebox";
 import type { TSchema } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import { describe, expect, it } from "vitest";
@@ -6,6 +5,7 @@ import { Problem } from "../../schemas/common.js";
 import { CurrentJob, Instances, Job, JobInput, JobList, JobPatch, RunningJob } from "../../schemas/job.js";
 import { JobSearchQuery } from "../../schemas/search.js";
 import { EnvironmentVariable, PortMapping, Service, ServiceParameters, VolumeMount } from "../../schemas/service.js";
+import { properties } from "../helpers/schema-walk.js";
 
 const NAMED: Record<string, TSchema> = {
   Job,
@@ -23,21 +23,6 @@ const NAMED: Record<string, TSchema> = {
   Problem,
   JobSearchQuery,
 };
-
-/** Every property of every object schema inside `schema`, with its path. */
-function properties(schema: TSchema, at: string): [string, TSchema][] {
-  const found: [string, TSchema][] = [];
-  if (TypeGuard.IsObject(schema)) {
-    for (const [name, p] of Object.entries(schema.properties)) found.push([`${at}/${name}`, p], ...properties(p, `${at}/${name}`));
-    const additional: unknown = schema.additionalProperties;
-    if (typeof additional === "object" && additional !== null) found.push(...properties(additional as TSchema, `${at}/*`));
-  } else if (TypeGuard.IsArray(schema)) {
-    found.push(...properties(schema.items, `${at}/0`));
-  } else if (TypeGuard.IsUnion(schema)) {
-    for (const branch of schema.anyOf) found.push(...properties(branch, at));
-  }
-  return found;
-}
 
 describe("schemas are documented and named", () => {
   it.each(Object.entries(NAMED))("%s has its name as a stable $id and a description", (name, schema) => {

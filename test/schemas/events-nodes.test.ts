@@ -20,6 +20,7 @@ import { messageToJson } from "../../src/json/index.js";
 import { FLATTENED_WRAPPERS } from "../../src/json/presence.js";
 import { EVENT_DATA, EventLine, EventStreamEventBody, EventStreamQuery, STATUS_DATA, StatusEventBody, StatusLine } from "../../schemas/events.js";
 import { AwsNode, AwsNodeInput, OciNode, OciNodeInput, PhysicalNodeUpdate, PhysicalNodeUpdateInput } from "../../schemas/nodes.js";
+import { properties } from "../helpers/schema-walk.js";
 
 const SIXTY_FOUR_BIT = new Set([ScalarType.INT64, ScalarType.UINT64]);
 
@@ -72,21 +73,6 @@ describe("node and event schemas match the mirror", () => {
     expect(Object.keys(STATUS_DATA)).toEqual(NorskStatusEventSchema.oneofs[0]?.fields.map((f) => f.jsonName));
   });
 });
-
-/** Every property of every object schema inside `schema`, with its path. */
-function properties(schema: TSchema, at: string): [string, TSchema][] {
-  const found: [string, TSchema][] = [];
-  if (TypeGuard.IsObject(schema)) {
-    for (const [name, p] of Object.entries(schema.properties)) found.push([`${at}/${name}`, p], ...properties(p, `${at}/${name}`));
-    const additional: unknown = schema.additionalProperties;
-    if (typeof additional === "object" && additional !== null) found.push(...properties(additional as TSchema, `${at}/*`));
-  } else if (TypeGuard.IsArray(schema)) {
-    found.push(...properties(schema.items, `${at}/0`));
-  } else if (TypeGuard.IsUnion(schema)) {
-    for (const branch of schema.anyOf) found.push(...properties(branch, at));
-  }
-  return found;
-}
 
 const NAMED: Record<string, TSchema> = {
   AwsNode,
