@@ -38,6 +38,9 @@ export interface JobsRoutesOptions {
   readonly patchAttempts?: number;
 }
 
+/** A Job field's property name in protobuf-es, by its JSON name; built once. */
+const LOCAL_NAME_OF_JSON_NAME = new Map(JobSchema.fields.map((field) => [field.jsonName, field.localName]));
+
 /** Fields of the Job that a merge patch may not remove: the SDK interface requires them. */
 const NOT_REMOVABLE = ["jobId", "startDateTime"] as const;
 
@@ -300,11 +303,10 @@ function checkPatchable(patch: Record<string, unknown>, jobId: string): void {
 function patched(read: Job, patch: Record<string, unknown>): Job {
   const merged = jobFromJson(applyMergePatch(jobToJson(read), patch));
   const next = clone(JobSchema, read);
-  const byJsonName = new Map(JobSchema.fields.map((field) => [field.jsonName, field.localName]));
   const target = next as unknown as Record<string, unknown>;
   const source = merged as unknown as Record<string, unknown>;
   for (const key of Object.keys(patch)) {
-    const local = byJsonName.get(key);
+    const local = LOCAL_NAME_OF_JSON_NAME.get(key);
     if (local !== undefined) target[local] = source[local];
   }
   return next;

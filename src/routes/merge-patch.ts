@@ -15,7 +15,7 @@ export function applyMergePatch(target: unknown, patch: unknown): unknown {
   const result: Record<string, unknown> = {};
   const base = isObject(target) ? target : {};
   for (const key of Object.keys(base)) {
-    if (patch[key] !== null || !Object.hasOwn(patch, key)) define(result, key, base[key]);
+    if (!Object.hasOwn(patch, key) || patch[key] !== null) define(result, key, base[key]);
   }
   for (const key of Object.keys(patch)) {
     const value = patch[key];
