@@ -2,6 +2,7 @@
 // on port 0, plus a direct gRPC client to that Manager for checking what it stored.
 import type { FastifyInstance } from "fastify";
 import { buildApp } from "../../src/app.js";
+import type { AppOptions } from "../../src/app.js";
 import { connectManager } from "../../src/grpc/manager-connection.js";
 import type { ManagerConnection } from "../../src/grpc/manager-connection.js";
 import { startManager } from "../../src/manager/index.js";
@@ -17,10 +18,12 @@ export interface TestGateway {
   close(): Promise<void>;
 }
 
-export async function startTestGateway(requestTimeoutMs = 5_000): Promise<TestGateway> {
+/** `options` go to buildApp; requestTimeoutMs defaults to 5 s here. */
+export async function startTestGateway(options: Omit<AppOptions, "connection"> = {}): Promise<TestGateway> {
   const manager = await startManager({ port: 0, dataDir: ":memory:" });
+  const requestTimeoutMs = options.requestTimeoutMs ?? 5_000;
   const connection = connectManager(manager.address, requestTimeoutMs);
-  const app = await buildApp({ connection, requestTimeoutMs });
+  const app = await buildApp({ ...options, requestTimeoutMs, connection });
   return {
     app,
     manager,

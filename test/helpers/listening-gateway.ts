@@ -2,19 +2,12 @@
 // also in this process, so that a test can use real HTTP clients (EventSource, a browser) and
 // still read the Manager's own counters (stats().openEventStreams).
 import type { FastifyInstance } from "fastify";
-import { buildApp } from "../../src/app.js";
 import type { AppOptions } from "../../src/app.js";
-import { connectManager } from "../../src/grpc/manager-connection.js";
-import type { ManagerConnection } from "../../src/grpc/manager-connection.js";
-import { startManager } from "../../src/manager/index.js";
-import type { RunningManager } from "../../src/manager/index.js";
+import { startTestGateway } from "./gateway.js";
+import type { TestGateway } from "./gateway.js";
 
-export interface ListeningGateway {
+export interface ListeningGateway extends TestGateway {
   readonly url: string;
-  readonly app: FastifyInstance;
-  readonly manager: RunningManager;
-  readonly connection: ManagerConnection;
-  close(): Promise<void>;
 }
 
 export interface ListeningOptions extends Omit<AppOptions, "connection"> {
@@ -23,23 +16,11 @@ export interface ListeningOptions extends Omit<AppOptions, "connection"> {
 }
 
 export async function startListeningGateway(options: ListeningOptions = {}): Promise<ListeningGateway> {
-  const manager = await startManager({ port: 0, dataDir: ":memory:" });
   const { beforeListen, ...appOptions } = options;
-  const connection = connectManager(manager.address, appOptions.requestTimeoutMs ?? 5_000);
-  const app = await buildApp({ requestTimeoutMs: 5_000, ...appOptions, connection });
-  beforeListen?.(app);
-  const url = await app.listen({ port: 0, host: "127.0.0.1" });
-  return {
-    url,
-    app,
-    manager,
-    connection,
-    close: async () => {
-      await app.close();
-      connection.close();
-      await manager.close();
-    },
-  };
+  const gateway = await startTestGateway(appOptions);
+  beforeListen?.(gateway.app);
+  const url = await gateway.app.listen({ port: 0, host: "127.0.0.1" });
+  return { ...gateway, url };
 }
 
 /** Polls `condition` every 10 ms until it holds, for at most `ms`; throws with `what` otherwise. */
