@@ -1,4 +1,4 @@
-// Shared primitives of the JSON mirror (DESIGN §4) as TypeBox schemas, plus the RFC 9457
+// Shared primitives of the JSON mirror (docs/ARCHITECTURE.md §4) as TypeBox schemas, plus the RFC 9457
 // problem. Each schema says in JSON Schema what src/json accepts and emits; TypeScript types
 // are derived with Static<>, never written by hand.
 import { Type } from "@sinclair/typebox";

@@ -1,4 +1,4 @@
-// The job resource: norsk.api.manager.Job as the SDK's `Job` interface in JSON (DESIGN §2, §4).
+// The job resource: norsk.api.manager.Job as the SDK's `Job` interface in JSON (docs/ARCHITECTURE.md §2, §4).
 // `Job` is what the gateway returns: `required` lists exactly the always-emitted fields.
 // JobInput and JobPatch are derived from it (variants.ts), so each field is described once.
 import { Type } from "@sinclair/typebox";

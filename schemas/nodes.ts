@@ -1,6 +1,6 @@
 // Nodes: the request bodies of CreateAwsNode, CreateOciNode and UpdatePhysicalNode, and the
 // node descriptions that events carry (NodeMetadata, RunningNodeMetadata, PhysicalNode), as
-// the mirror writes them (DESIGN §4): inside these messages every scalar, map and repeated
+// the mirror writes them (docs/ARCHITECTURE.md §4): inside these messages every scalar, map and repeated
 // field is emitted, while sub-messages, flattened ids and oneof members only when set.
 import { Type } from "@sinclair/typebox";
 import type { Static } from "@sinclair/typebox";

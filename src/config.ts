@@ -1,4 +1,4 @@
-// Configuration: flag, then environment variable, then default (DESIGN §5). The TypeBox schema
+// Configuration: flag, then environment variable, then default (docs/ARCHITECTURE.md §5). The TypeBox schema
 // is the single source of each setting's type, range, default and help text; the Config type
 // is derived from it, and a value that fails it stops start-up with one line naming it.
 import { parseArgs } from "node:util";

@@ -1,5 +1,5 @@
 // What an HTTP request carries into its gRPC call: a deadline, the allow-listed metadata,
-// and a signal that fires when the HTTP client goes away (DESIGN §5).
+// and a signal that fires when the HTTP client goes away (docs/ARCHITECTURE.md §5).
 import type { IncomingHttpHeaders, ServerResponse } from "node:http";
 import type { CallOptions } from "./types.js";
 

@@ -1,4 +1,4 @@
-// The one table from gRPC status codes to HTTP statuses (grpc-gateway's mapping, DESIGN §5).
+// The one table from gRPC status codes to HTTP statuses (grpc-gateway's mapping, docs/ARCHITECTURE.md §5).
 import { status as Code } from "@grpc/grpc-js";
 
 export const HTTP_STATUS_OF_CODE: Readonly<Record<Code, number>> = {

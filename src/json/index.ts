@@ -1,4 +1,4 @@
-// The JSON mirror's public API (DESIGN §4).
+// The JSON mirror's public API (docs/ARCHITECTURE.md §4).
 export { messageFromJson, messageToJson } from "./mirror.js";
 export { jobFromJson, jobToJson } from "./job.js";
 export type { JobJson } from "./job.js";

@@ -1,4 +1,4 @@
-// GET /v1/jobs query string → JobSearchRequest (DESIGN §5). Read from the raw query string,
+// GET /v1/jobs query string → JobSearchRequest (docs/ARCHITECTURE.md §5). Read from the raw query string,
 // because the filters keep the order of the parameters, which a parsed query object (one array
 // per name) has lost. Timestamps are read by the mirror's RFC 3339 parser.
 import { create } from "@bufbuild/protobuf";

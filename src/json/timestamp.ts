@@ -1,4 +1,4 @@
-// google.protobuf.Timestamp ⇄ RFC 3339 (DESIGN §4). Computed in integers from the seconds and
+// google.protobuf.Timestamp ⇄ RFC 3339 (docs/ARCHITECTURE.md §4). Computed in integers from the seconds and
 // nanos: Date has millisecond precision (timestampDate() drops the last six digits) and
 // Date.parse accepts impossible dates such as Feb 30 by rolling them over.
 import { create } from "@bufbuild/protobuf";

@@ -1,4 +1,4 @@
-// The embedded reference Manager (DESIGN §6): a gRPC server implementing
+// The embedded reference Manager (docs/ARCHITECTURE.md §6): a gRPC server implementing
 // norsk.api.manager.Manager and grpc.health.v1.Health over a SQLite store. Used by the
 // gateway when no Manager address is given, by tests (port 0, temporary data dirs), and
 // alone through src/manager/main.ts.

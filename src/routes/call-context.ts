@@ -1,5 +1,5 @@
 // Per-request gRPC call options for routes: the Grpc-Timeout header checked (a malformed one is
-// a 400, never silently ignored), then DESIGN §5's deadline, metadata and disconnect signal.
+// a 400, never silently ignored), then docs/ARCHITECTURE.md §5's deadline, metadata and disconnect signal.
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { callOptions, parseGrpcTimeout } from "../grpc/call-context.js";
 import type { CallOptions } from "../grpc/types.js";

@@ -1,5 +1,5 @@
 // The gRPC calls behind the job routes, in the Manager's terms: find one job, and write one
-// with the preconditions of DESIGN §5 turned into the Manager's test-and-set.
+// with the preconditions of docs/ARCHITECTURE.md §5 turned into the Manager's test-and-set.
 import { create } from "@bufbuild/protobuf";
 import type { CurrentJob, Job, Manager } from "../gen/norsk/api/manager_pb.js";
 import { JobSchema } from "../gen/norsk/api/manager_pb.js";

@@ -1,4 +1,4 @@
-// A job's running instances (DESIGN §5): list them (JobSearch), start one (StartJob), stop one
+// A job's running instances (docs/ARCHITECTURE.md §5): list them (JobSearch), start one (StartJob), stop one
 // (StopJob).
 import type { FastifyPluginCallbackTypebox } from "@fastify/type-provider-typebox";
 import { create } from "@bufbuild/protobuf";

@@ -1,4 +1,4 @@
-// The job resource (DESIGN §5): create, read, replace, merge-patch, delete, complete. Each
+// The job resource (docs/ARCHITECTURE.md §5): create, read, replace, merge-patch, delete, complete. Each
 // route makes one gRPC call, except PATCH (read, then test-and-set write, retried) and a
 // create that meets an existing job (read, to tell a safe retry from a conflict).
 import type { FastifyPluginCallbackTypebox } from "@fastify/type-provider-typebox";

@@ -1,4 +1,4 @@
-// Entity tags and conditional requests for jobs (DESIGN §5, RFC 9110 §13). A job's ETag is its
+// Entity tags and conditional requests for jobs (docs/ARCHITECTURE.md §5, RFC 9110 §13). A job's ETag is its
 // currentHash, quoted: "-9223372036854775808". Only strong tags name a hash.
 import { ProblemError } from "../problem.js";
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { status as Code } from "@grpc/grpc-js";
 import { HTTP_STATUS_OF_CODE, codeName, httpStatusOf } from "../../src/grpc/http-status.js";
 
-// DESIGN §5: grpc-gateway's table.
+// docs/ARCHITECTURE.md §5: grpc-gateway's table.
 const TABLE: readonly [Code, number][] = [
   [Code.OK, 200],
   [Code.CANCELLED, 499],

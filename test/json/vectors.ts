@@ -1,4 +1,4 @@
-// The shared vectors (shared/vectors/vectors.json, next to the repository's clone).
+// The JSON ⇄ protobuf and query-string vectors (test/fixtures/vectors.json, made by scripts/vectors.ts).
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 
@@ -18,7 +18,7 @@ export interface SearchVector {
 }
 
 const repoRoot = resolve(import.meta.dirname, "../..");
-const file = resolve(repoRoot, "../shared/vectors/vectors.json");
+const file = resolve(repoRoot, "test/fixtures/vectors.json");
 const all = (JSON.parse(readFileSync(file, "utf8")) as { vectors: (MessageVector | SearchVector)[] }).vectors;
 
 export const searchVectors = all.filter((v): v is SearchVector => "query" in v);

@@ -42,7 +42,7 @@ describe("schemas are documented and named", () => {
     }
   });
 
-  it("gives Job's properties the wording of DESIGN §2", () => {
+  it("gives Job's properties the wording of docs/ARCHITECTURE.md §2", () => {
     expect(Job.properties.launchConfigJson.description).toContain('"" is present-but-empty');
     expect(Job.properties.terminalState.description).toContain("must not be re-placed");
     expect(Job.properties.currentHash.description).toContain("int64 on the wire");

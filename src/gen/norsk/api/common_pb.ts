@@ -74,7 +74,7 @@ export const OptionalStringSchema: GenMessage<OptionalString> = /*@__PURE__*/
   messageDesc(file_norsk_api_common, 2);
 
 /**
- * PROJECT-OWN: not in 1.0.384; used by JobRequirements.required_gpu_capacity (DESIGN §3).
+ * PROJECT-OWN: not in 1.0.384; used by JobRequirements.required_gpu_capacity (docs/ARCHITECTURE.md §3).
  *
  * @generated from message norsk.api.common.OptionalFloat
  */
