@@ -1,11 +1,11 @@
 // Builds the gateway's Fastify app without listening: validation, errors, request ids, and
 // the routes. main.ts (and the tests) decide where it listens and which Manager it talks to.
-import { randomUUID } from "node:crypto";
 import Fastify, { LogController } from "fastify";
 import type { FastifyBaseLogger, FastifyInstance, FastifyServerOptions } from "fastify";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { ManagerConnection } from "./grpc/manager-connection.js";
 import { PROBLEM_CONTENT_TYPE, ProblemError, toProblem } from "./problem.js";
+import { requestIdOf } from "./request-id.js";
 import { serializerOptions, validatorCompiler } from "./validation.js";
 import { registerOpenApi } from "./openapi/register.js";
 import { docsRoutes } from "./routes/docs.js";
@@ -33,9 +33,6 @@ export interface AppOptions {
 
 const DEFAULTS = { requestTimeoutMs: 10_000, bodyLimit: 1024 * 1024 } as const;
 
-/** An incoming X-Request-Id is kept if it is a plain token; anything else is replaced. */
-const REQUEST_ID = /^[A-Za-z0-9._:@/+=-]{1,128}$/;
-
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const requestTimeoutMs = options.requestTimeoutMs ?? DEFAULTS.requestTimeoutMs;
   const loggerOption = options.logger ?? false;
@@ -49,10 +46,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       requestIdLogLabel: "requestId",
       disableRequestLogging: (request) => request.log.level !== "debug" && request.log.level !== "trace",
     }),
-    genReqId: (request) => {
-      const given = request.headers["x-request-id"];
-      return typeof given === "string" && REQUEST_ID.test(given) ? given : randomUUID();
-    },
+    genReqId: (request) => requestIdOf(request.headers["x-request-id"]),
     // Reject duplicate and prototype-polluting keys outright rather than silently dropping them.
     onProtoPoisoning: "error",
     onConstructorPoisoning: "error",
