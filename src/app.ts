@@ -16,6 +16,10 @@ import { jobSearchRoutes } from "./routes/job-search.js";
 import { nodeRoutes } from "./routes/nodes.js";
 import { eventRoutes } from "./routes/events.js";
 import type { StreamSettings } from "./sse/stream-body.js";
+import { crossSiteGuard } from "./server/cross-site.js";
+import type { CrossSiteOptions } from "./server/cross-site.js";
+import { SERVER_LIMITS_DEFAULTS, limitConnections, serverOptions } from "./server/limits.js";
+import type { ServerLimits } from "./server/limits.js";
 
 export interface AppOptions {
   /** The Manager, reached over one long-lived channel. Required. */
@@ -28,6 +32,11 @@ export interface AppOptions {
   readonly logger?: FastifyServerOptions["logger"] | FastifyBaseLogger;
   /** Heartbeat interval and per-client buffer of /v1/events and /v1/status. Default: 15 s, 1 MiB. */
   readonly streams?: Partial<StreamSettings>;
+  // The HTTP server's exposure (src/server/): timeouts, connection cap, cross-site protection.
+  /** Header, body and idle timeouts and the connection cap. Default: SERVER_LIMITS_DEFAULTS. */
+  readonly limits?: Partial<ServerLimits>;
+  /** The Host and Origin headers accepted. Default: loopback names as Host; no other origin. */
+  readonly crossSite?: CrossSiteOptions;
 }
 
 
@@ -36,6 +45,7 @@ const DEFAULTS = { requestTimeoutMs: 10_000, bodyLimit: 1024 * 1024 } as const;
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const requestTimeoutMs = options.requestTimeoutMs ?? DEFAULTS.requestTimeoutMs;
   const loggerOption = options.logger ?? false;
+  const limits: ServerLimits = { ...SERVER_LIMITS_DEFAULTS, ...options.limits };
   const app = Fastify({
     ...(isLoggerInstance(loggerOption) ? { loggerInstance: loggerOption } : { logger: loggerOption }),
     bodyLimit: options.bodyLimit ?? DEFAULTS.bodyLimit,
@@ -55,7 +65,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // Long ids reach the route's schema (maxLength), which answers 400 naming the parameter,
     // instead of the router's bare 414.
     routerOptions: { maxParamLength: 2048 },
+    ...serverOptions(limits),
   }).withTypeProvider<TypeBoxTypeProvider>();
+  limitConnections(app.server, limits.maxConnections, app.log);
 
   app.setValidatorCompiler(validatorCompiler);
 
@@ -70,6 +82,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     void reply.header("x-request-id", request.id);
     done();
   });
+  // Before anything is read or written (src/server/cross-site.ts).
+  app.addHook("onRequest", crossSiteGuard(options.crossSite ?? {}));
 
   app.setErrorHandler((error, request, reply) => {
     const problem = toProblem(error, request);
