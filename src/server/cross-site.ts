@@ -73,17 +73,15 @@ const JSON_TYPES = new Set(["application/json", "application/merge-patch+json"])
 
 /** The onRequest hook enforcing `options` (see the top of this file). */
 export function crossSiteGuard(options: CrossSiteOptions): (request: FastifyRequest) => Promise<void> {
-  const hosts = (options.allowedHosts ?? LOOPBACK_HOSTS).map((entry) => (entry === ANY_HOST ? undefined : parseAuthority(entry)));
-  const anyHost = hosts.includes(undefined);
-  const listed = hosts.filter((entry) => entry !== undefined);
+  const entries = options.allowedHosts ?? LOOPBACK_HOSTS;
+  const anyHost = entries.includes(ANY_HOST);
+  const listed = entries.filter((entry) => entry !== ANY_HOST).map(parseListedHost);
   const origins = new Set((options.allowedOrigins ?? []).map((origin) => new URL(origin).origin));
-
-  const hostAllowed = (host: Authority): boolean => listed.some((entry) => entry.name === host.name && (entry.port === "" || entry.port === host.port));
-  // A page of the gateway's own origin is one the gateway served, unless its name could have been rebound.
-  const ownOrigin = (origin: URL, host: Authority): boolean =>
-    (anyHost ? isIP(host.name.replace(/^\[|\]$/g, "")) !== 0 || host.name === "localhost" : true) &&
-    origin.hostname.replace(/\.$/, "") === host.name &&
-    origin.port === (host.port === defaultPort(origin.protocol) ? "" : host.port);
+  const hostAllowed = (host: Authority): boolean =>
+    listed.some((entry) => entry.name === host.name && (entry.port === "" || entry.port === host.port));
+  // A page of the gateway's own origin is one the gateway served, unless that name may have
+  // been rebound: any name is accepted, so it need not be the gateway's.
+  const ownOrigin = (origin: URL, host: Authority): boolean => (!anyHost || !rebindable(host)) && sameAuthority(origin, host);
 
   return (request) => {
     const host = parseAuthority(request.headers.host ?? "");
@@ -100,6 +98,23 @@ export function crossSiteGuard(options: CrossSiteOptions): (request: FastifyRequ
     if (type !== "" && !JSON_TYPES.has(type)) return Promise.reject(notJson(type));
     return Promise.resolve();
   };
+}
+
+function parseListedHost(entry: string): Authority {
+  const host = parseAuthority(entry);
+  if (host === undefined) throw new TypeError(`not a host name or name:port: ${JSON.stringify(entry)}`);
+  return host;
+}
+
+/** A DNS name other than localhost: what a page's name may be pointed at by its owner. */
+function rebindable(host: Authority): boolean {
+  return host.name !== "localhost" && isIP(host.name.replace(/^\[|\]$/g, "")) === 0;
+}
+
+/** True when `origin` has the host and port the request was sent to. */
+function sameAuthority(origin: URL, host: Authority): boolean {
+  const port = host.port === defaultPort(origin.protocol) ? "" : host.port;
+  return origin.hostname.replace(/\.$/, "") === host.name && origin.port === port;
 }
 
 function defaultPort(protocol: string): string {

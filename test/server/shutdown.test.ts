@@ -97,9 +97,9 @@ describe("SIGTERM with --shutdown-timeout", () => {
       const exited = terminate(gateway.child, 8_000);
       await settle();
       connection.socket.write(body.slice(10));
-      await connection.closed(8_000);
+      const [, exit] = await Promise.all([connection.closed(8_000), exited]);
       expect(parseResponse(connection.received()).statusLine).toBe("HTTP/1.1 201 Created");
-      expect((await exited).code).toBe(0);
+      expect(exit.code).toBe(0);
       expect(gateway.lines.some((line) => line.includes(DEADLINE_LINE))).toBe(false);
     });
   }, 30_000);
