@@ -1,11 +1,11 @@
 // Builds the gateway's Fastify app without listening: validation, errors, request ids, and
 // the routes. main.ts (and the tests) decide where it listens and which Manager it talks to.
-import { randomUUID } from "node:crypto";
 import Fastify, { LogController } from "fastify";
 import type { FastifyBaseLogger, FastifyInstance, FastifyServerOptions } from "fastify";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { ManagerConnection } from "./grpc/manager-connection.js";
 import { PROBLEM_CONTENT_TYPE, ProblemError, toProblem } from "./problem.js";
+import { requestIdOf } from "./request-id.js";
 import { serializerOptions, validatorCompiler } from "./validation.js";
 import { registerOpenApi } from "./openapi/register.js";
 import { docsRoutes } from "./routes/docs.js";
@@ -16,6 +16,10 @@ import { jobSearchRoutes } from "./routes/job-search.js";
 import { nodeRoutes } from "./routes/nodes.js";
 import { eventRoutes } from "./routes/events.js";
 import type { StreamSettings } from "./sse/stream-body.js";
+import { crossSiteGuard } from "./server/cross-site.js";
+import type { CrossSiteOptions } from "./server/cross-site.js";
+import { SERVER_LIMITS_DEFAULTS, limitConnections, serverOptions } from "./server/limits.js";
+import type { ServerLimits } from "./server/limits.js";
 
 export interface AppOptions {
   /** The Manager, reached over one long-lived channel. Required. */
@@ -28,17 +32,20 @@ export interface AppOptions {
   readonly logger?: FastifyServerOptions["logger"] | FastifyBaseLogger;
   /** Heartbeat interval and per-client buffer of /v1/events and /v1/status. Default: 15 s, 1 MiB. */
   readonly streams?: Partial<StreamSettings>;
+  // The HTTP server's exposure (src/server/): timeouts, connection cap, cross-site protection.
+  /** Header, body and idle timeouts and the connection cap. Default: SERVER_LIMITS_DEFAULTS. */
+  readonly limits?: Partial<ServerLimits>;
+  /** The Host and Origin headers accepted. Default: loopback names as Host; no other origin. */
+  readonly crossSite?: CrossSiteOptions;
 }
 
 
 const DEFAULTS = { requestTimeoutMs: 10_000, bodyLimit: 1024 * 1024 } as const;
 
-/** An incoming X-Request-Id is kept if it is a plain token; anything else is replaced. */
-const REQUEST_ID = /^[A-Za-z0-9._:@/+=-]{1,128}$/;
-
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const requestTimeoutMs = options.requestTimeoutMs ?? DEFAULTS.requestTimeoutMs;
   const loggerOption = options.logger ?? false;
+  const limits: ServerLimits = { ...SERVER_LIMITS_DEFAULTS, ...options.limits };
   const app = Fastify({
     ...(isLoggerInstance(loggerOption) ? { loggerInstance: loggerOption } : { logger: loggerOption }),
     bodyLimit: options.bodyLimit ?? DEFAULTS.bodyLimit,
@@ -49,10 +56,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       requestIdLogLabel: "requestId",
       disableRequestLogging: (request) => request.log.level !== "debug" && request.log.level !== "trace",
     }),
-    genReqId: (request) => {
-      const given = request.headers["x-request-id"];
-      return typeof given === "string" && REQUEST_ID.test(given) ? given : randomUUID();
-    },
+    genReqId: (request) => requestIdOf(request.headers["x-request-id"]),
     // Reject duplicate and prototype-polluting keys outright rather than silently dropping them.
     onProtoPoisoning: "error",
     onConstructorPoisoning: "error",
@@ -61,7 +65,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // Long ids reach the route's schema (maxLength), which answers 400 naming the parameter,
     // instead of the router's bare 414.
     routerOptions: { maxParamLength: 2048 },
+    ...serverOptions(limits),
   }).withTypeProvider<TypeBoxTypeProvider>();
+  limitConnections(app.server, limits.maxConnections, app.log);
 
   app.setValidatorCompiler(validatorCompiler);
 
@@ -76,6 +82,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     void reply.header("x-request-id", request.id);
     done();
   });
+  // Before anything is read or written (src/server/cross-site.ts).
+  app.addHook("onRequest", crossSiteGuard(options.crossSite ?? {}));
 
   app.setErrorHandler((error, request, reply) => {
     const problem = toProblem(error, request);
