@@ -77,7 +77,7 @@ export const ConfigSchema = Type.Object(
       description: "origins (scheme://host[:port], comma-separated) whose pages may change things",
     }),
     allowedHosts: Type.Optional(
-      Type.Array(Type.Union([Type.Literal("*"), Type.String({ pattern: HOST_PATTERN })]), {
+      Type.Array(Type.String({ pattern: `^\\*$|${HOST_PATTERN}` }), {
         description: "Host names accepted (name, name:port or *), comma-separated; unset: the loopback names, or * when --host is not loopback",
       }),
     ),
