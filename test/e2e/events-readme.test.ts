@@ -31,7 +31,8 @@ describe("what the README says of the streams", () => {
     expect(reconnecting.response.statusCode).toBe(200);
     await eventually(() => fresh.state.text === picture && reconnecting.state.text === picture, "both pictures");
     expect((await post(gw, { jobId: "after", startDateTime: "2026-01-01T00:00:00Z" })).status).toBe(201);
-    await eventually(() => fresh.state.text.includes("id: 3\n") && reconnecting.state.text.includes("id: 3\n"), "the job's event");
+    const hasEvent3 = (stream: WireStream) => stream.state.text.includes("id: 3\n") && stream.state.text.endsWith("\n\n");
+    await eventually(() => hasEvent3(fresh) && hasEvent3(reconnecting), "the job's event, whole");
     expect(reconnecting.state.text).toBe(fresh.state.text);
     expect(reconnecting.state.text).toMatch(/^id: 3\nevent: jobUpdated\ndata: \{"jobWithHistory":\{"job":\{"jobId":"after",/m);
     fresh.close();
