@@ -1,9 +1,7 @@
 // The event streams as bytes on the wire, read with node's own HTTP client: heartbeats while
 // nothing happens, NDJSON on request, the bound on a client that stops reading (to the byte in
-// test/sse/stream-body.test.ts, where no socket buffers blur it), what the README promises
-// (Last-Event-ID ignored, /v1/status as NDJSON, no CORS headers), and the answers before a
-// stream starts (ordinary problem+json).
-import { readFileSync } from "node:fs";
+// test/sse/stream-body.test.ts, where no socket buffers blur it), and the answers before a
+// stream starts (ordinary problem+json). What else the README says of them: events-readme.test.ts.
 import { afterEach, describe, expect, it } from "vitest";
 import { eventually, startListeningGateway } from "../helpers/listening-gateway.js";
 import type { ListeningGateway } from "../helpers/listening-gateway.js";
@@ -81,58 +79,6 @@ describe("the stream on the wire", () => {
     // How far behind it was let fall: not one of the events, each larger than the bound, was
     // queued for it; it got the picture, then the error.
     expect(stream.state.text).toBe(`id: 1\nevent: initialDataComplete\ndata: {"health":[]}\n\n${last}\n\n`);
-  });
-});
-
-describe("what the README says of the streams", () => {
-  const picture = 'id: 1\nevent: physicalNodeConnected\ndata: {"node":{"id":"rack-1","tags":{},"ipAddress":""},"instances":[]}\n\n' +
-    'id: 2\nevent: initialDataComplete\ndata: {"health":[]}\n\n';
-
-  it("ignores Last-Event-ID: a reconnecting client gets the fresh picture, numbered from 1 like any other", async () => {
-    gw = await startListeningGateway({ streams: { heartbeatMs: 60_000 } });
-    const registered = await fetch(`${gw.url}/v1/physical-nodes/rack-1`, { method: "PUT", headers: { "content-type": "application/json" }, body: "{}" });
-    expect(registered.status).toBe(200);
-    const fresh = await openStream(`${gw.url}/v1/events`);
-    const reconnecting = await openStream(`${gw.url}/v1/events`, { "last-event-id": "2" });
-    expect(reconnecting.response.statusCode).toBe(200);
-    await eventually(() => fresh.state.text === picture && reconnecting.state.text === picture, "both pictures");
-    expect((await post(gw, { jobId: "after", startDateTime: "2026-01-01T00:00:00Z" })).status).toBe(201);
-    await eventually(() => fresh.state.text.includes("id: 3\n") && reconnecting.state.text.includes("id: 3\n"), "the job's event");
-    expect(reconnecting.state.text).toBe(fresh.state.text);
-    expect(reconnecting.state.text).toMatch(/^id: 3\nevent: jobUpdated\ndata: \{"jobWithHistory":\{"job":\{"jobId":"after",/m);
-    fresh.close();
-    reconnecting.close();
-  });
-
-  it("sends GET /v1/status as NDJSON when asked: hello, then a logEvent per change, one {event, data} per line", async () => {
-    gw = await startListeningGateway({ streams: { heartbeatMs: 60_000 } });
-    const stream = await openStream(`${gw.url}/v1/status`, { accept: "application/x-ndjson" });
-    expect(stream.response.statusCode).toBe(200);
-    expect(stream.response.headers["content-type"]).toBe("application/x-ndjson");
-    await eventually(() => stream.state.text.endsWith("\n"), "hello");
-    expect((await post(gw, { jobId: "s1", startDateTime: "2026-01-01T00:00:00Z" })).status).toBe(201);
-    await eventually(() => stream.state.text.split("\n").length === 3, "the logEvent");
-    const [major, minor, build] = (JSON.parse(readFileSync("package.json", "utf8")) as { version: string }).version.split(".").map(Number);
-    expect(stream.state.text.trimEnd().split("\n").map((line) => JSON.parse(line) as unknown)).toEqual([
-      { event: "hello", data: { version: { majorVersion: major, minorVersion: minor, buildNumber: build, branchName: "", label: "reference" } } },
-      { event: "logEvent", data: { level: "info", timestamp: expect.stringMatching(/^[1-9][0-9]{12}$/) as unknown, msg: "job s1 created", metadata: "" } },
-    ]);
-    stream.close();
-  });
-
-  it("sends no CORS headers: not on a cross-origin GET /v1/events, nor to a preflight", async () => {
-    gw = await startListeningGateway({ streams: { heartbeatMs: 60_000 } });
-    const origin = "http://elsewhere.example";
-    const stream = await openStream(`${gw.url}/v1/events`, { origin });
-    expect(stream.response.statusCode).toBe(200);
-    const preflight = await fetch(`${gw.url}/v1/events`, {
-      method: "OPTIONS",
-      headers: { origin, "access-control-request-method": "GET", "access-control-request-headers": "last-event-id" },
-    });
-    const cors = (names: Iterable<string>) => [...names].filter((name) => name.toLowerCase().startsWith("access-control-"));
-    expect(cors(Object.keys(stream.response.headers))).toEqual([]);
-    expect(cors(preflight.headers.keys())).toEqual([]);
-    stream.close();
   });
 });
 
