@@ -57,7 +57,9 @@ describe("the repository is self-contained", () => {
   });
 
   it("would catch a path that leaves the repository", () => {
-    expect(escapingPaths("test/json/vectors.ts", 'resolve(here, "../../../elsewhere/vectors.json")')).toEqual(["../../../elsewhere/vectors.json"]);
+    // Built from pieces, or this very line would be the path it finds.
+    const outside = ["..", "..", "..", "elsewhere", "vectors.json"].join("/");
+    expect(escapingPaths("test/json/vectors.ts", `resolve(here, "${outside}")`)).toEqual([outside]);
     expect(escapingPaths("test/json/vectors.ts", 'import { x } from "../../src/json/index.js"')).toEqual([]);
   });
 });
