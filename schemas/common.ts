@@ -89,7 +89,12 @@ export const Problem = Type.Object(
     title: Type.String({ description: "Short summary of the problem type.", examples: ["Bad Request"] }),
     status: Type.Integer({ minimum: 100, maximum: 599, description: "The HTTP status code.", examples: [400] }),
     detail: Type.String({ description: "Explanation of this occurrence.", examples: ["the request body is invalid"] }),
-    instance: Type.String({ description: "URI reference of this occurrence (the request path).", examples: ["/v1/jobs/j-1"] }),
+    instance: Type.String({
+      description:
+        "URI reference of this occurrence: the request path, or urn:uuid:<uuid> (a fresh id of the occurrence) " +
+        "for a request refused before routing, whose URL is not quoted back.",
+      examples: ["/v1/jobs/j-1"],
+    }),
     code: Type.Optional(Type.String({ description: "The gRPC status name, when the Manager answered.", examples: ["INVALID_ARGUMENT"] })),
     requestId: Type.String({
       description: "The request's X-Request-Id: the one sent, or the one generated for it.",

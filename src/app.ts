@@ -4,8 +4,10 @@ import Fastify, { LogController } from "fastify";
 import type { FastifyBaseLogger, FastifyInstance, FastifyServerOptions } from "fastify";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { ManagerConnection } from "./grpc/manager-connection.js";
-import { PROBLEM_CONTENT_TYPE, ProblemError, toProblem } from "./problem.js";
+import { PROBLEM_CONTENT_TYPE, ProblemError, badRequest, toProblem } from "./problem.js";
 import { requestIdOf } from "./request-id.js";
+import { clientErrorHandler, expectationHandler, frameworkErrorHandler } from "./http-errors.js";
+import { parseJsonBody } from "./json/body.js";
 import { serializerOptions, validatorCompiler } from "./validation.js";
 import { registerOpenApi } from "./openapi/register.js";
 import { docsRoutes } from "./routes/docs.js";
@@ -57,29 +59,41 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       disableRequestLogging: (request) => request.log.level !== "debug" && request.log.level !== "trace",
     }),
     genReqId: (request) => requestIdOf(request.headers["x-request-id"]),
-    // Reject duplicate and prototype-polluting keys outright rather than silently dropping them.
-    onProtoPoisoning: "error",
-    onConstructorPoisoning: "error",
     return503OnClosing: true,
     serializerOpts: serializerOptions,
     // Long ids reach the route's schema (maxLength), which answers 400 naming the parameter,
     // instead of the router's bare 414.
     routerOptions: { maxParamLength: 2048 },
     ...serverOptions(limits),
+    // Requests that never reach a route are answered as problems too (src/http-errors.ts).
+    frameworkErrors: frameworkErrorHandler,
+    clientErrorHandler: clientErrorHandler(limits),
   }).withTypeProvider<TypeBoxTypeProvider>();
   limitConnections(app.server, limits.maxConnections, app.log);
 
   app.setValidatorCompiler(validatorCompiler);
 
-  // RFC 7396 bodies are JSON; parse them with the same (poisoning-safe) JSON parser.
-  app.addContentTypeParser(
-    "application/merge-patch+json",
-    { parseAs: "string" },
-    app.getDefaultJsonParser("error", "error"),
-  );
+  app.server.on("checkExpectation", expectationHandler(app.log));
+
+  // Both JSON media types (RFC 7396 bodies are JSON) are read by parseJsonBody, which refuses
+  // invalid UTF-8, repeated keys and prototype-poisoning keys (__proto__, constructor.prototype)
+  // with a 400 pointing at each, where fastify's parser would decode U+FFFD and keep the last key.
+  app.removeContentTypeParser("application/json");
+  app.addContentTypeParser(["application/json", "application/merge-patch+json"], { parseAs: "buffer" }, (_request, body, done) => {
+    try {
+      done(null, parseJsonBody(body as Buffer));
+    } catch (error) {
+      done(error as Error, undefined);
+    }
+  });
 
   app.addHook("onRequest", (request, reply, done) => {
     void reply.header("x-request-id", request.id);
+    // RFC 9112 §3.2: an HTTP/1.1 request without Host is a 400.
+    if (request.raw.httpVersion === "1.1" && request.headers.host === undefined) {
+      done(badRequest("the request has no Host header", [{ header: "host", message: "is required in HTTP/1.1" }]));
+      return;
+    }
     done();
   });
   // Before anything is read or written (src/server/cross-site.ts).
@@ -91,8 +105,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     return reply.code(problem.status).type(PROBLEM_CONTENT_TYPE).send(problem);
   });
 
-  app.setNotFoundHandler((request) => {
-    throw new ProblemError(404, `no route for ${request.method} ${request.url.split("?")[0] ?? ""}`);
+  app.setNotFoundHandler(() => {
+    // The path is not quoted back: the problem's instance already names it.
+    throw new ProblemError(404, "no route matches the method and path");
   });
 
   // Before the routes: the OpenAPI document is generated from each route as it is added.

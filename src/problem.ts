@@ -8,6 +8,7 @@ import type { Static } from "@sinclair/typebox";
 import type { ProblemItem, ProblemJson } from "../schemas/common.js";
 import { GrpcError } from "./grpc/errors.js";
 import { MirrorError } from "./json/errors.js";
+import { JsonBodyError } from "./json/body.js";
 import { codeName, httpStatusOf } from "./grpc/http-status.js";
 import { validationItems } from "./validation.js";
 import type { RequestPart } from "./validation.js";
@@ -43,7 +44,9 @@ interface RequestFacts {
 /** Builds the problem for `error` as answered to `request`. */
 export function toProblem(error: unknown, request: RequestFacts): ProblemBody {
   const base = describe(error);
-  const status = base.status;
+  // Only an error status can be answered as a problem (a Manager's OK, or a code fastify would
+  // refuse as a status, would not be one).
+  const status = base.status >= 400 && base.status <= 599 ? base.status : 500;
   const problem: ProblemBody = {
     type: "about:blank",
     title: STATUS_CODES[status] ?? "Error",
@@ -69,6 +72,9 @@ function describe(error: unknown): Described {
   if (error instanceof ProblemError) {
     return { status: error.status, detail: error.detail, code: error.code, errors: error.errors };
   }
+  if (error instanceof JsonBodyError) {
+    return { status: 400, detail: error.detail, code: "INVALID_ARGUMENT", errors: [...error.errors] };
+  }
   if (error instanceof MirrorError) {
     return { status: 400, detail: "the request body is invalid", code: "INVALID_ARGUMENT", errors: [...error.errors] };
   }
@@ -83,22 +89,42 @@ function isFastifyError(error: unknown): error is FastifyError {
   return error instanceof Error && "statusCode" in error && typeof error.statusCode === "number";
 }
 
-// fastify's own client errors (body too large, bad JSON, wrong media type) carry safe messages.
+const WHERE: Readonly<Record<RequestPart, string>> = {
+  body: "the request body is invalid",
+  querystring: "the query string is invalid",
+  params: "the path parameters are invalid",
+  headers: "the request headers are invalid",
+};
+
+/**
+ * fastify's own client errors, in the gateway's words: their messages may quote the request
+ * (the URL, the Content-Type), and a problem never echoes raw input.
+ */
+const FASTIFY_ERRORS: Readonly<Record<string, Omit<Described, "status">>> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: { detail: "the request body is too large" },
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: {
+    detail: "the request body's media type is not supported",
+    errors: [{ header: "content-type", message: "is not a media type this gateway reads" }],
+  },
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: {
+    detail: "the request body's length does not match its Content-Length",
+    errors: [{ header: "content-length", message: "does not match the body's length" }],
+  },
+  FST_ERR_BAD_URL: { detail: "the URL's path is not valid percent-encoded UTF-8" },
+  FST_ERR_MAX_PARAM_LENGTH: { detail: "a segment of the URL's path is too long" },
+  FST_ERR_NOT_FOUND: { detail: "no route matches the method and path" },
+};
+
 function describeFastifyError(error: FastifyError): Described {
   if (error.validation !== undefined) {
     const part: RequestPart = error.validationContext ?? "body";
-    const where = part === "body" ? "the request body" : part === "querystring" ? "the query string" : `the request ${part}`;
-    return {
-      status: 400,
-      detail: `${where} is invalid`,
-      code: "INVALID_ARGUMENT",
-      errors: validationItems(error.validation, part),
-    };
+    return { status: 400, detail: WHERE[part], code: "INVALID_ARGUMENT", errors: validationItems(error.validation, part) };
   }
   const status = error.statusCode ?? 500;
   if (status < 400 || status >= 500) return { status: 500, detail: "" };
+  const known = Object.hasOwn(FASTIFY_ERRORS, error.code) ? FASTIFY_ERRORS[error.code] : undefined;
   const code = status === 400 ? "INVALID_ARGUMENT" : undefined;
-  return { status, detail: error.message, code };
+  return { status, detail: "the request cannot be served", code, ...known };
 }
 
 function genericDetail(status: number): string {

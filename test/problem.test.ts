@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { status as Code } from "@grpc/grpc-js";
+import { Metadata, status as Code } from "@grpc/grpc-js";
 import { GrpcError } from "../src/grpc/errors.js";
 import { ProblemError, toProblem } from "../src/problem.js";
 
@@ -42,5 +42,38 @@ describe("toProblem", () => {
     const withItems = toProblem(new ProblemError(400, "bad", [{ pointer: "/jobId", message: "is required" }]), request);
     expect(withItems.errors).toEqual([{ pointer: "/jobId", message: "is required" }]);
     expect(toProblem(new ProblemError(400, "bad", []), request)).not.toHaveProperty("errors");
+  });
+
+  it.each([17, 99])("answers the gRPC status %i, which has no name, as UNKNOWN: a 500", (code) => {
+    // As grpc-js delivers it: a ServiceError carrying the number the Manager sent.
+    const serviceError = Object.assign(new Error("from a newer Manager"), { code, details: "from a newer Manager", metadata: new Metadata() });
+    expect(toProblem(GrpcError.from(serviceError), request)).toEqual({
+      type: "about:blank",
+      title: "Internal Server Error",
+      status: 500,
+      detail: "internal error; the request id identifies it in the gateway's log",
+      instance: "/v1/jobs/a?x=1",
+      requestId: "req-1",
+      code: "UNKNOWN",
+    });
+  });
+
+  it("answers an error whose status is not an error status (a Manager's OK) as a 500", () => {
+    expect(toProblem(new GrpcError(Code.OK, "fine?"), request)).toMatchObject({ status: 500, title: "Internal Server Error" });
+  });
+
+  it("words fastify's client errors itself, never quoting the request", () => {
+    const error = Object.assign(new Error("Unsupported Media Type: text/<script>"), { statusCode: 415, code: "FST_ERR_CTP_INVALID_MEDIA_TYPE" });
+    expect(toProblem(error, request)).toEqual({
+      type: "about:blank",
+      title: "Unsupported Media Type",
+      status: 415,
+      detail: "the request body's media type is not supported",
+      instance: "/v1/jobs/a?x=1",
+      requestId: "req-1",
+      errors: [{ header: "content-type", message: "is not a media type this gateway reads" }],
+    });
+    const unknown = Object.assign(new Error("'/v1/<script>' is odd"), { statusCode: 400, code: "FST_ERR_SOMETHING_NEW" });
+    expect(toProblem(unknown, request)).toMatchObject({ status: 400, detail: "the request cannot be served" });
   });
 });

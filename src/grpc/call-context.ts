@@ -2,6 +2,7 @@
 // and a signal that fires when the HTTP client goes away (docs/ARCHITECTURE.md §5).
 import type { IncomingHttpHeaders, ServerResponse } from "node:http";
 import type { CallOptions } from "./types.js";
+import { keyFault, valueFault } from "./metadata-rules.js";
 
 const UNIT_MS: Readonly<Record<string, number>> = { H: 3_600_000, M: 60_000, S: 1_000, m: 1, u: 1e-3, n: 1e-6 };
 
@@ -18,29 +19,63 @@ export function parseGrpcTimeout(value: string): number | undefined {
   return ms === 0 ? 0 : Math.max(1, Math.ceil(ms));
 }
 
-const FORWARDED = ["authorization", "x-request-id", "traceparent"] as const;
+/** Forwarded under their own names; X-Request-Id is forwarded as the request id instead. */
+const FORWARDED = ["authorization", "traceparent", "tracestate"] as const;
 const PREFIX = "grpc-metadata-";
 
+/** A request header that cannot become metadata, and why (for a 400 naming it). */
+export interface HeaderFault {
+  readonly header: string;
+  readonly message: string;
+}
+
 /**
- * The metadata forwarded to the Manager: Authorization, X-Request-Id, traceparent, and every
- * Grpc-Metadata-<name> header as <name>. Nothing else reaches the Manager: cookies, hosts and
- * proxies' headers are the gateway's business, not the Manager's.
+ * Every header forwardedMetadata would send that gRPC metadata cannot carry, or that may not be
+ * set through Grpc-Metadata-* (see metadata-rules.ts); empty when the request is fine. X-Request-Id
+ * is not among them: the request id sent is the one the gateway accepted or generated.
+ */
+export function metadataFaults(headers: IncomingHttpHeaders): HeaderFault[] {
+  const faults: HeaderFault[] = [];
+  for (const name of FORWARDED) {
+    const value = headers[name];
+    const message = typeof value === "string" ? valueFault(value) : undefined;
+    if (message !== undefined) faults.push({ header: name, message });
+  }
+  for (const [name, value] of Object.entries(headers)) {
+    if (!name.startsWith(PREFIX)) continue;
+    const message = keyFault(name.slice(PREFIX.length)) ?? valueFault(joined(value));
+    if (message !== undefined) faults.push({ header: name, message });
+  }
+  return faults;
+}
+
+/**
+ * The metadata forwarded to the Manager: Authorization, the request id as X-Request-Id,
+ * traceparent and tracestate (W3C trace context comes as a pair), and every Grpc-Metadata-<name>
+ * header as <name>. Nothing else reaches the Manager: cookies, hosts and proxies' headers are
+ * the gateway's business, not the Manager's. Callers refuse a request with metadataFaults first;
+ * anything that would be a fault is left out here all the same, so this never yields metadata
+ * that grpc-js would throw on.
  */
 export function forwardedMetadata(headers: IncomingHttpHeaders, requestId: string): Record<string, string> {
   const metadata: Record<string, string> = {};
   for (const name of FORWARDED) {
     const value = headers[name];
-    if (typeof value === "string") metadata[name] = value;
+    if (typeof value === "string" && valueFault(value) === undefined) metadata[name] = value;
   }
   metadata["x-request-id"] = requestId;
   for (const [name, value] of Object.entries(headers)) {
-    if (!name.startsWith(PREFIX) || name.length === PREFIX.length) continue;
+    if (!name.startsWith(PREFIX)) continue;
     const key = name.slice(PREFIX.length);
-    // Binary (-bin) metadata would need base64 handling; and grpc-* keys are reserved.
-    if (key.endsWith("-bin") || key.startsWith("grpc-")) continue;
-    metadata[key] = Array.isArray(value) ? value.join(", ") : (value ?? "");
+    const text = joined(value);
+    if (keyFault(key) === undefined && valueFault(text) === undefined) metadata[key] = text;
   }
   return metadata;
+}
+
+/** node joins repeated headers with ", ", except the few it keeps as arrays (set-cookie). */
+function joined(value: string | string[] | undefined): string {
+  return Array.isArray(value) ? value.join(", ") : (value ?? "");
 }
 
 /** Aborts when the response's connection closes before the response was finished. */

@@ -14,7 +14,8 @@ export class GrpcError extends Error {
     readonly details: string,
     readonly metadata: Metadata = new Metadata(),
   ) {
-    super(`${status[code]}: ${details}`);
+    // A code outside 0-16 has no name; the log still shows which one the Manager sent.
+    super(`${(status[code] as string | undefined) ?? `status ${String(code)}`}: ${details}`);
   }
 
   /** Normalises anything thrown into a GrpcError; an unknown error becomes INTERNAL. */

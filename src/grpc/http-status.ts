@@ -27,11 +27,21 @@ export const HTTP_STATUS_OF_CODE: Readonly<Record<Code, number>> = {
   [Code.DATA_LOSS]: 500,
 };
 
-export function httpStatusOf(code: Code): number {
-  return HTTP_STATUS_OF_CODE[code];
+function isKnown(code: number): code is Code {
+  return Object.hasOwn(HTTP_STATUS_OF_CODE, code);
 }
 
-/** The status name as gRPC spells it, e.g. "NOT_FOUND"; used as the Problem's `code`. */
+/**
+ * The HTTP status of a gRPC status code. A code outside 0-16 (a Manager speaking a newer or
+ * broken protocol: 17, 99) is treated as UNKNOWN, as grpc-java's Status.fromCodeValue does,
+ * and so is a 500, as grpc-gateway answers any code it does not know; never an invalid HTTP
+ * status for fastify to refuse.
+ */
+export function httpStatusOf(code: Code): number {
+  return isKnown(code) ? HTTP_STATUS_OF_CODE[code] : HTTP_STATUS_OF_CODE[Code.UNKNOWN];
+}
+
+/** The status name as gRPC spells it, e.g. "NOT_FOUND"; used as the Problem's `code`. UNKNOWN for a code outside 0-16. */
 export function codeName(code: Code): string {
-  return Code[code];
+  return Code[isKnown(code) ? code : Code.UNKNOWN];
 }

@@ -22,8 +22,10 @@ const DESCRIPTION = [
     "TypeScript SDK's `Job` interface as JSON: 64-bit integers are decimal strings, timestamps are RFC 3339 (UTC, " +
     'nanoseconds kept), enums are lower-case names, and `""` is kept apart from absent. Every error is an RFC 9457 ' +
     "problem (`application/problem+json`).",
-  "Headers that reach the Manager as gRPC metadata: `Authorization`, `X-Request-Id`, `traceparent` and " +
-    "`Grpc-Metadata-<name>` (as `<name>`); no others.",
+  "Headers that reach the Manager as gRPC metadata: `Authorization`, `X-Request-Id`, `traceparent`, `tracestate` and " +
+    "`Grpc-Metadata-<name>` (as `<name>`); no others. A value that is not printable ASCII, a `<name>` that is not a gRPC " +
+    "metadata key, or a `Grpc-Metadata-*` header for a reserved key (`authorization`, `x-request-id`, `traceparent`, " +
+    "`tracestate`, `grpc-*`, the transport's own, `-bin`) is a 400 naming the header.",
 ].join("\n\n");
 
 const TAGS = [

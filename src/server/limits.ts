@@ -3,15 +3,9 @@
 // arrive; how long an idle keep-alive connection is kept; how many connections are open at
 // once. Node enforces each (fastify passes them through); none of them applies to a response
 // being sent, so an event stream, or a slow Manager call, is never cut by them. A request cut
-// for time, or one that is not HTTP at all, is answered here with a problem+json, since no
-// route ever sees it.
-import { STATUS_CODES } from "node:http";
-import type { Server, ServerOptions, ServerResponse } from "node:http";
-import type { Socket } from "node:net";
-import type { ConnectionError, FastifyBaseLogger, FastifyServerOptions } from "fastify";
-import { PROBLEM_CONTENT_TYPE } from "../problem.js";
-import type { ProblemBody } from "../problem.js";
-import { requestIdOf } from "../request-id.js";
+// for time is answered with a problem+json by src/http-errors.ts, since no route ever sees it.
+import type { Server, ServerOptions } from "node:http";
+import type { FastifyBaseLogger } from "fastify";
 
 export interface ServerLimits {
   /**
@@ -43,7 +37,6 @@ interface LimitOptions {
   readonly requestTimeout: number;
   readonly keepAliveTimeout: number;
   readonly http: ServerOptions;
-  readonly clientErrorHandler: NonNullable<FastifyServerOptions["clientErrorHandler"]>;
 }
 
 /** fastify's options for `limits`; the connection cap is applied to the server (limitConnections). */
@@ -57,8 +50,10 @@ export function serverOptions(limits: ServerLimits): LimitOptions {
       // Node checks both timeouts on this interval (30 s by default, which made a 60 s header
       // timeout fire after up to 90 s); a quarter of the shorter keeps them within 25 %.
       connectionsCheckingInterval: checkingInterval(limits),
+      // node would answer a missing Host with an empty 400 of its own; app.ts's onRequest hook
+      // answers it as a problem instead.
+      requireHostHeader: false,
     },
-    clientErrorHandler: clientErrorHandler(limits),
   };
 }
 
@@ -82,56 +77,3 @@ export function limitConnections(server: Server, max: number, log: FastifyBaseLo
   });
 }
 
-// The response on the socket when Node reports the error, if a request got as far as a route.
-// Node's own default handler reads the same property, for the same purpose.
-function responseOf(socket: Socket): ServerResponse | undefined {
-  return (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage ?? undefined;
-}
-
-function clientErrorHandler(limits: ServerLimits) {
-  return function onClientError(this: { log: FastifyBaseLogger }, error: ConnectionError, socket: Socket): void {
-    // The client went away: nobody to answer.
-    if (error.code === "ECONNRESET" || socket.destroyed) return;
-    const response = responseOf(socket);
-    this.log.debug({ err: error }, "client error");
-    // A response already under way cannot be followed by another; the connection just ends.
-    if (socket.writable && response?.headersSent !== true) socket.write(rawAnswer(clientProblem(error, response, limits)));
-    socket.destroy(error);
-  };
-}
-
-function clientProblem(error: ConnectionError, response: ServerResponse | undefined, limits: ServerLimits): ProblemBody {
-  const [status, detail] = describeClientError(error, response, limits);
-  return {
-    type: "about:blank",
-    title: STATUS_CODES[status] ?? "Error",
-    status,
-    detail,
-    instance: response?.req.url ?? "",
-    requestId: requestIdOf(response?.req.headers["x-request-id"]),
-  };
-}
-
-function describeClientError(error: ConnectionError, response: ServerResponse | undefined, limits: ServerLimits): [number, string] {
-  if (error.code === "ERR_HTTP_REQUEST_TIMEOUT") {
-    // Node times out headers and whole requests alike; a request with a response reached a route.
-    return response === undefined
-      ? [408, `the request's headers did not arrive within ${limits.headerTimeoutMs} ms`]
-      : [408, `the request did not arrive in full within ${limits.bodyTimeoutMs} ms`];
-  }
-  if (error.code === "HPE_HEADER_OVERFLOW") return [431, "the request's headers are larger than the gateway accepts"];
-  return [400, "the request is not valid HTTP/1.1"];
-}
-
-function rawAnswer(problem: ProblemBody): string {
-  const body = JSON.stringify(problem);
-  return [
-    `HTTP/1.1 ${problem.status} ${problem.title}`,
-    `Content-Type: ${PROBLEM_CONTENT_TYPE}`,
-    `Content-Length: ${Buffer.byteLength(body)}`,
-    `X-Request-Id: ${problem.requestId}`,
-    "Connection: close",
-    "",
-    body,
-  ].join("\r\n");
-}

@@ -14,7 +14,7 @@ import type { ProblemBody } from "../problem.js";
 import type { EncodedEvent } from "./decoder.js";
 import type { StreamFormat } from "./frames.js";
 import { formatError, formatEvent, heartbeat } from "./frames.js";
-import type { OpenUpstream } from "./upstream.js";
+import type { OpenUpstream, UpstreamHandlers } from "./upstream.js";
 
 export interface StreamSettings {
   /** Interval of the heartbeat, in ms. */
@@ -52,8 +52,9 @@ export class StreamBody extends Readable {
    */
   readonly started: Promise<void>;
   readonly #options: StreamBodyOptions;
-  readonly #cancel: () => void;
-  readonly #startTimer: NodeJS.Timeout;
+  /** Cancels the upstream call; a no-op until open() has returned one. */
+  #cancel: () => void = () => undefined;
+  #startTimer: NodeJS.Timeout | undefined;
   #heartbeat: NodeJS.Timeout | undefined;
   #nextId = 1;
   #state: "starting" | "open" | "ended" = "starting";
@@ -66,10 +67,25 @@ export class StreamBody extends Readable {
     this.started = new Promise((resolve, reject) => {
       this.#start = { resolve, reject };
     });
-    this.#startTimer = setTimeout(() => {
-      this.#failStart(new ProblemError(504, "the Manager did not start the stream before the deadline", undefined, "DEADLINE_EXCEEDED"));
-    }, options.startTimeoutMs);
-    this.#cancel = options.open({
+    try {
+      this.#cancel = options.open(this.#handlers());
+    } catch (error) {
+      // A call that cannot even start is a failed start (an ordinary problem answer), not an
+      // exception for whoever built the body.
+      this.#failStart(error);
+      return;
+    }
+    // Armed only once open() has returned: a timer must never fire for a call that is not there.
+    if (this.#state === "starting") {
+      this.#startTimer = setTimeout(() => {
+        this.#failStart(new ProblemError(504, "the Manager did not start the stream before the deadline", undefined, "DEADLINE_EXCEEDED"));
+      }, options.startTimeoutMs);
+    }
+  }
+
+  #handlers(): UpstreamHandlers {
+    const options = this.#options;
+    return {
       message: (bytes) => {
         this.#opened();
         if (this.#state !== "open") return;
@@ -95,7 +111,7 @@ export class StreamBody extends Readable {
           this.fail(options.problemOf(error));
         }
       },
-    });
+    };
   }
 
   override _read(): void {

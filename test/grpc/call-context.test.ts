@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { forwardedMetadata, parseGrpcTimeout } from "../../src/grpc/call-context.js";
+import { forwardedMetadata, metadataFaults, parseGrpcTimeout } from "../../src/grpc/call-context.js";
 
 describe("parseGrpcTimeout", () => {
   it.each([
@@ -43,5 +43,47 @@ describe("forwardedMetadata", () => {
       "x-request-id": "req-7",
       tenant: "acme",
     });
+  });
+});
+
+describe("metadataFaults", () => {
+  it("finds nothing wrong with printable ASCII in the forwarded headers and ordinary keys", () => {
+    expect(
+      metadataFaults({
+        authorization: "Bearer abc.DEF-123_~+/=",
+        traceparent: "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01",
+        tracestate: "vendor=a b, other=c",
+        "grpc-metadata-tenant.id_2": "acme corp",
+        "grpc-metadata-empty": "",
+        "x-anything": "caf\u00e9\t",
+      }),
+    ).toEqual([]);
+  });
+
+  it.each([
+    { header: "authorization", value: "Bearer caf\u00e9", message: "must be printable ASCII: gRPC metadata cannot carry other characters" },
+    { header: "authorization", value: "Bearer a\tb", message: "must be printable ASCII: gRPC metadata cannot carry other characters" },
+    { header: "traceparent", value: "00-\u00ff", message: "must be printable ASCII: gRPC metadata cannot carry other characters" },
+    { header: "tracestate", value: "a=\u0001", message: "must be printable ASCII: gRPC metadata cannot carry other characters" },
+    { header: "grpc-metadata-foo", value: "caf\u00c3\u00a9", message: "must be printable ASCII: gRPC metadata cannot carry other characters" },
+    { header: "grpc-metadata-a!b", value: "x", message: "is not a valid gRPC metadata key (letters, digits, '-', '_' and '.' only)" },
+    { header: "grpc-metadata-", value: "x", message: "names no metadata key" },
+    { header: "grpc-metadata-authorization", value: "other", message: "cannot set authorization: send it as the Authorization header" },
+    { header: "grpc-metadata-x-request-id", value: "spoofed", message: "cannot set x-request-id: send it as the X-Request-Id header" },
+    { header: "grpc-metadata-traceparent", value: "t", message: "cannot set traceparent: send it as the traceparent header" },
+    { header: "grpc-metadata-tracestate", value: "t", message: "cannot set tracestate: send it as the tracestate header" },
+    { header: "grpc-metadata-grpc-timeout", value: "1S", message: "cannot set grpc-* metadata: those keys belong to the gRPC protocol" },
+    { header: "grpc-metadata-connection", value: "close", message: "cannot set connection: HTTP/2 and gRPC set it themselves" },
+    { header: "grpc-metadata-content-length", value: "5", message: "cannot set content-length: HTTP/2 and gRPC set it themselves" },
+    { header: "grpc-metadata-te", value: "x", message: "cannot set te: HTTP/2 and gRPC set it themselves" },
+    { header: "grpc-metadata-blob-bin", value: "AAEC", message: "binary (-bin) metadata is not supported" },
+  ])("refuses $header: $value", ({ header, value, message }) => {
+    expect(metadataFaults({ [header]: value, "grpc-metadata-fine": "ok" })).toEqual([{ header, message }]);
+  });
+
+  it("lists every fault, and forwardedMetadata leaves each of them out", () => {
+    const headers = { authorization: "Bearer \u00e9", "grpc-metadata-a!b": "x", "grpc-metadata-ok": "y", tracestate: "s=1" };
+    expect(metadataFaults(headers).map((f) => f.header)).toEqual(["authorization", "grpc-metadata-a!b"]);
+    expect(forwardedMetadata(headers, "req-1")).toEqual({ tracestate: "s=1", "x-request-id": "req-1", ok: "y" });
   });
 });

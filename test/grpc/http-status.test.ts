@@ -36,4 +36,12 @@ describe("gRPC status to HTTP status", () => {
     expect(codeName(Code.FAILED_PRECONDITION)).toBe("FAILED_PRECONDITION");
     expect(codeName(Code.NOT_FOUND)).toBe("NOT_FOUND");
   });
+
+  it.each([17, 99, -1])("answers the unknown code %i as UNKNOWN: 500", (value) => {
+    // A code outside the enum is what a newer or broken Manager sends, and what this test is about.
+    // eslint-disable-next-line @typescript-eslint/no-unsafe-enum-assignment
+    const code: Code = value;
+    expect(httpStatusOf(code)).toBe(500);
+    expect(codeName(code)).toBe("UNKNOWN");
+  });
 });

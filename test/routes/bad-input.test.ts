@@ -27,7 +27,7 @@ interface Case {
   readonly name: string;
   readonly method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
   readonly url: string;
-  readonly body?: string;
+  readonly body?: string | Buffer;
   readonly headers?: Record<string, string>;
   readonly status: number;
   /** A pointer, parameter or header the problem must name, or text its detail must contain. */
@@ -89,9 +89,23 @@ const CASES: readonly Case[] = [
   { name: "merge patch content type on PUT", method: "PUT", url: "/v1/jobs/keep", body: put({}), headers: PATCH_CT, status: 415, names: "content-type" },
   { name: "oversized body", method: "POST", url: "/v1/jobs", body: job({ description: "x".repeat(2 * 1024 * 1024) }), headers: JSON_CT, status: 413 },
   { name: "empty body", method: "POST", url: "/v1/jobs", body: "", headers: JSON_CT, status: 400 },
+  { name: "a repeated key", method: "POST", url: "/v1/jobs", body: '{"jobId":"a","jobId":"b","startDateTime":"2026-01-01T00:00:00Z"}', headers: JSON_CT, status: 400, names: "/jobId" },
+  { name: "a repeated nested key on PUT", method: "PUT", url: "/v1/jobs/keep", body: '{"jobId":"keep","startDateTime":"2026-01-01T00:00:00Z","tags":{"a":"b","a":"c"}}', headers: JSON_CT, status: 400, names: "/tags/a" },
+  { name: "a repeated key in a merge patch", method: "PATCH", url: "/v1/jobs/keep", body: '{"description":"x","description":null}', headers: PATCH_CT, status: 400, names: "/description" },
+  { name: "a nested __proto__ key", method: "PATCH", url: "/v1/jobs/keep", body: '{"tags":{"__proto__":{"admin":"1"}}}', headers: PATCH_CT, status: 400, names: "/tags/__proto__" },
+  { name: "invalid UTF-8", method: "POST", url: "/v1/jobs", body: Buffer.concat([Buffer.from('{"jobId":"'), Buffer.from([0xff, 0xfe, 0xc3, 0x28]), Buffer.from('","startDateTime":"2026-01-01T00:00:00Z"}')]), headers: JSON_CT, status: 400, names: "UTF-8" },
+  { name: "invalid UTF-8 in a merge patch", method: "PATCH", url: "/v1/jobs/keep", body: Buffer.from([0x7b, 0x22, 0xc3, 0x22, 0x3a, 0x31, 0x7d]), headers: PATCH_CT, status: 400, names: "UTF-8" },
   // Path and headers.
   { name: "a too-long id", method: "GET", url: `/v1/jobs/${"a".repeat(300)}`, status: 400, names: "jobId" },
   { name: "a too-long id on PUT", method: "PUT", url: `/v1/jobs/${"a".repeat(300)}`, body: job({}, "a".repeat(300)), headers: JSON_CT, status: 400, names: "jobId" },
+  { name: "bad percent-encoding in the id", method: "GET", url: "/v1/jobs/%ZZ", status: 400, names: "percent-encoded" },
+  { name: "percent-encoded invalid UTF-8 in the id", method: "DELETE", url: "/v1/jobs/%C3%28", status: 400, names: "percent-encoded" },
+  { name: "an id over the router's length limit", method: "GET", url: `/v1/jobs/${"a".repeat(3000)}`, status: 414, names: "too long" },
+  { name: "a metadata key gRPC cannot carry", method: "GET", url: "/v1/jobs/keep", headers: { "grpc-metadata-a!b": "x" }, status: 400, names: "grpc-metadata-a!b" },
+  { name: "a non-ASCII Authorization", method: "PUT", url: "/v1/jobs/keep", body: put({ description: "changed" }), headers: { ...JSON_CT, authorization: "Bearer caf\u00e9" }, status: 400, names: "authorization" },
+  { name: "a TAB in Authorization", method: "DELETE", url: "/v1/jobs/keep", headers: { authorization: "Bearer a\tb" }, status: 400, names: "authorization" },
+  { name: "a non-ASCII metadata value", method: "PATCH", url: "/v1/jobs/keep", body: '{"description":"x"}', headers: { ...PATCH_CT, "grpc-metadata-foo": "caf\u00c3\u00a9" }, status: 400, names: "grpc-metadata-foo" },
+  { name: "Grpc-Metadata-Authorization overriding Authorization", method: "GET", url: "/v1/jobs/keep", headers: { authorization: "Bearer a", "grpc-metadata-authorization": "other" }, status: 400, names: "grpc-metadata-authorization" },
   { name: "a bad Grpc-Timeout", method: "GET", url: "/v1/jobs/keep", headers: { "grpc-timeout": "soon" }, status: 400, names: "grpc-timeout" },
   { name: "a Grpc-Timeout without unit", method: "PUT", url: "/v1/jobs/keep", body: put({ description: "changed" }), headers: { ...JSON_CT, "grpc-timeout": "100" }, status: 400, names: "grpc-timeout" },
   { name: "garbage If-Match", method: "PUT", url: "/v1/jobs/keep", body: put({ description: "changed" }), headers: { ...JSON_CT, "if-match": "garbage" }, status: 400, names: "if-match" },

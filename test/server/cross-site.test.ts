@@ -69,9 +69,8 @@ describe("a gateway with the default settings (app.inject, Host localhost:80)", 
     async (contentType) => {
       const res = await gw.app.inject({ method: "POST", url: "/v1/jobs/m1/complete", headers: { "content-type": contentType, "x-request-id": "simple-1" }, payload: "" });
       expect(res.statusCode).toBe(415);
-      const type = contentType.split(";")[0]?.toLowerCase() ?? "";
       expect(res.json()).toEqual(
-        problem(415, "Unsupported Media Type", NOT_JSON_DETAIL, "/v1/jobs/m1/complete", "simple-1", [{ header: "content-type", message: `is "${type}"` }]),
+        problem(415, "Unsupported Media Type", NOT_JSON_DETAIL, "/v1/jobs/m1/complete", "simple-1", [{ header: "content-type", message: "is not a JSON media type" }]),
       );
       expect(await stateOf(gw, "m1")).toBe(Job_JobState.PRE);
     },

@@ -1,0 +1,133 @@
+// Answers to requests that never reach a route: node's HTTP parser refusing the bytes (bad
+// chunking, Content-Length with Transfer-Encoding, headers over the size limit), the router
+// refusing the URL (malformed percent-encoding, an over-long segment), and expectations node
+// would answer itself. Left alone, node and fastify answer these in their own formats, some
+// quoting the URL back; here they are problems like every other answer (docs/ARCHITECTURE.md §5).
+//
+// Such a problem never quotes the request. Its `instance` is not the URL (there may be none that
+// could be read, or it is the very thing that is wrong) but `urn:uuid:<uuid>`, a fresh identifier
+// of the occurrence, which RFC 9457 §3.1.5 allows for an instance that cannot be dereferenced;
+// it is logged with the request's id (at debug level: these are the client's mistakes, and a
+// flood of them must not flood the log), so that one leads to the other.
+import { randomUUID } from "node:crypto";
+import { STATUS_CODES, maxHeaderSize } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Socket } from "node:net";
+import type { ConnectionError, FastifyBaseLogger, FastifyError, FastifyReply, FastifyRequest } from "fastify";
+import { PROBLEM_CONTENT_TYPE, toProblem } from "./problem.js";
+import type { ProblemBody } from "./problem.js";
+import { requestIdOf } from "./request-id.js";
+
+/** The problem for a request answered outside the routes, its instance a fresh urn:uuid. */
+function unroutedProblem(status: number, detail: string, requestId: string): ProblemBody {
+  const problem: ProblemBody = {
+    type: "about:blank",
+    title: STATUS_CODES[status] ?? "Error",
+    status,
+    detail,
+    instance: `urn:uuid:${randomUUID()}`,
+    requestId,
+  };
+  if (status === 400) problem.code = "INVALID_ARGUMENT";
+  return problem;
+}
+
+/** fastify's `frameworkErrors`: a URL the router cannot take (toProblem words it), answered without it. */
+export function frameworkErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  const problem: ProblemBody = { ...toProblem(error, { id: request.id, url: "" }), instance: `urn:uuid:${randomUUID()}` };
+  request.log.debug({ instance: problem.instance, code: error.code }, "request refused before routing");
+  // A string, not the object: this reply has no route, so no serializer to hand it to.
+  void reply
+    .code(problem.status)
+    .header("x-request-id", request.id)
+    .header("content-type", PROBLEM_CONTENT_TYPE)
+    .send(JSON.stringify(problem));
+}
+
+/** llhttp's codes for a body whose length cannot be known for sure: request smuggling's ground. */
+const FRAMING = new Set(["HPE_INVALID_CONTENT_LENGTH", "HPE_INVALID_TRANSFER_ENCODING", "HPE_UNEXPECTED_CONTENT_LENGTH"]);
+
+/** The timeouts a request is cut by (src/server/limits.ts), named in the 408's detail. */
+export interface RequestTimeouts {
+  readonly headerTimeoutMs: number;
+  readonly bodyTimeoutMs: number;
+}
+
+/** What a parser error (llhttp's HPE_* codes, or node's own) is answered with. */
+function clientErrorAnswer(error: ConnectionError, socket: Socket, timeouts: RequestTimeouts): { status: number; detail: string } {
+  const { code } = error;
+  if (code === "HPE_HEADER_OVERFLOW") {
+    return { status: 431, detail: `the request line and headers together are larger than ${maxHeaderSize} bytes` };
+  }
+  if (code === "ERR_HTTP_REQUEST_TIMEOUT") {
+    // node times out headers and whole requests alike; a request whose headers arrived has a response.
+    return currentResponse(socket) === undefined
+      ? { status: 408, detail: `the request's headers did not arrive within ${timeouts.headerTimeoutMs} ms` }
+      : { status: 408, detail: `the request did not arrive in full within ${timeouts.bodyTimeoutMs} ms` };
+  }
+  if (code === "HPE_CHUNK_EXTENSIONS_OVERFLOW") return { status: 413, detail: "the chunk extensions of the body are too large" };
+  if (FRAMING.has(code)) {
+    // llhttp's reason is the only place that tells "both sent" (request smuggling's shape) apart.
+    return error.message.includes("can't be present with")
+      ? { status: 400, detail: "Content-Length and Transfer-Encoding must not be sent together" }
+      : { status: 400, detail: "the Content-Length or Transfer-Encoding header is invalid" };
+  }
+  if (code.includes("CHUNK")) return { status: 400, detail: "the chunked request body is malformed" };
+  if (code === "HPE_INVALID_HEADER_TOKEN") return { status: 400, detail: "a request header holds a character HTTP does not allow" };
+  return { status: 400, detail: "the request is not valid HTTP/1.1" };
+}
+
+/**
+ * True when a response to an earlier request on the socket has begun: an answer written now
+ * would land inside it. node's own handler makes the same check, on the same field.
+ */
+function responseUnderway(socket: Socket): boolean {
+  return currentResponse(socket)?.headersSent === true;
+}
+
+/** The response of the request being read on `socket`, once its headers have arrived. */
+function currentResponse(socket: Socket): ServerResponse | undefined {
+  return (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage ?? undefined;
+}
+
+/** fastify's `clientErrorHandler` (called with fastify as `this`): node could not read the request, or cut it for time; answer, then close. */
+export function clientErrorHandler(timeouts: RequestTimeouts) {
+  return function onClientError(this: { readonly log: FastifyBaseLogger }, error: ConnectionError, socket: Socket): void {
+    // The client is gone: there is no one to answer.
+    if (error.code === "ECONNRESET" || socket.destroyed) return;
+    // The request's own id when its headers arrived (so the client can match the answer), else a new one.
+    const id = requestIdOf(currentResponse(socket)?.req.headers["x-request-id"]);
+    const { status, detail } = clientErrorAnswer(error, socket, timeouts);
+    const problem = unroutedProblem(status, detail, id);
+    this.log.debug({ requestId: id, instance: problem.instance, code: error.code }, "unreadable request refused");
+    if (socket.writable && !responseUnderway(socket)) {
+      const body = JSON.stringify(problem);
+      socket.write(
+        `HTTP/1.1 ${status} ${problem.title}\r\ncontent-type: ${PROBLEM_CONTENT_TYPE}\r\n` +
+          `content-length: ${Buffer.byteLength(body)}\r\nx-request-id: ${id}\r\nconnection: close\r\n\r\n${body}`,
+      );
+    }
+    socket.destroy();
+  };
+}
+
+/**
+ * The server's 'checkExpectation' listener, for an Expect header other than 100-continue
+ * (which node answers itself): RFC 9110 §10.1.1 requires a 417.
+ */
+export function expectationHandler(log: FastifyBaseLogger): (request: IncomingMessage, response: ServerResponse) => void {
+  return (_request, response) => {
+    const id = randomUUID();
+    const problem = unroutedProblem(417, "the only expectation this gateway meets is 100-continue", id);
+    problem.errors = [{ header: "expect", message: "is not 100-continue" }];
+    log.debug({ requestId: id, instance: problem.instance }, "unmet expectation refused");
+    const body = JSON.stringify(problem);
+    response.writeHead(417, {
+      "content-type": PROBLEM_CONTENT_TYPE,
+      "content-length": Buffer.byteLength(body),
+      "x-request-id": id,
+      connection: "close",
+    });
+    response.end(body);
+  };
+}
