@@ -28,6 +28,10 @@ export interface AppOptions {
   readonly logger?: FastifyServerOptions["logger"] | FastifyBaseLogger;
   /** Heartbeat interval and per-client buffer of /v1/events and /v1/status. Default: 15 s, 1 MiB. */
   readonly streams?: Partial<StreamSettings>;
+  /** Attempts of a PATCH whose test-and-set loses to another writer. Default: 3. */
+  readonly patchAttempts?: number;
+  /** Writes of one job that may wait behind the running one; one more is a 429. Default: 100. */
+  readonly maxWaitingWrites?: number;
 }
 
 
@@ -92,7 +96,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(healthRoutes, { connection: options.connection });
   const jobOptions = { client: options.connection.manager, requestTimeoutMs };
   await app.register(jobSearchRoutes, jobOptions);
-  await app.register(jobsRoutes, jobOptions);
+  await app.register(jobsRoutes, { ...jobOptions, patchAttempts: options.patchAttempts, maxWaitingWrites: options.maxWaitingWrites });
   await app.register(jobInstanceRoutes, jobOptions);
   await app.register(nodeRoutes, jobOptions);
   await app.register(eventRoutes, { channel: options.connection.channel, requestTimeoutMs, ...options.streams });
