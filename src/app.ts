@@ -95,11 +95,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await registerOpenApi(app);
   await app.register(healthRoutes, { connection: options.connection });
   const jobOptions = { client: options.connection.manager, requestTimeoutMs };
-  await app.register(jobSearchRoutes, jobOptions);
+  // Searches may be cancelled (limit, a client leaving): they run on the streams' connection.
+  await app.register(jobSearchRoutes, { client: options.connection.streams, requestTimeoutMs });
   await app.register(jobsRoutes, { ...jobOptions, patchAttempts: options.patchAttempts, maxWaitingWrites: options.maxWaitingWrites });
   await app.register(jobInstanceRoutes, jobOptions);
   await app.register(nodeRoutes, jobOptions);
-  await app.register(eventRoutes, { channel: options.connection.channel, requestTimeoutMs, ...options.streams });
+  await app.register(eventRoutes, { channel: options.connection.streamChannel, requestTimeoutMs, ...options.streams });
   await app.register(docsRoutes);
   return app;
 }
