@@ -47,7 +47,7 @@ async function main(): Promise<void> {
     console.log(`\n${CHURNERS} clients opening and dropping GET /v1/events (target ${STREAMS_PER_SECOND}/s), ${READERS} REST readers, ${FOLLOWERS} followers, ${seconds.toFixed(1)} s; node ${process.version}\n`);
     console.log(`stream starts   ${total(result.streamStarts)} (${(total(result.streamStarts) / seconds).toFixed(0)}/s), failed ${failures(result.streamStarts)}: ${JSON.stringify(result.streamStarts)}`);
     console.log(`GET /v1/jobs/x  ${total(result.reads)}, failed ${failures(result.reads)}: ${JSON.stringify(result.reads)}`);
-    console.log(`follower error events  ${result.followerErrors}`);
+    console.log(`follower error events  ${JSON.stringify(result.followerErrors)} (status of each)`);
     console.log(`5xx problem codes      ${JSON.stringify(result.failureCodes)}`);
     if (failures(result.streamStarts) + failures(result.reads) > 0) process.exitCode = 1;
   } finally {

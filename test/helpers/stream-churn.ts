@@ -29,8 +29,8 @@ export interface ChurnResult {
   readonly reads: Record<number, number>;
   /** Status of every stream start, counted. */
   readonly streamStarts: Record<number, number>;
-  /** `error` events the followers received (a stream ended by a failure). */
-  readonly followerErrors: number;
+  /** The status of each `error` event the followers received (a stream ended by a failure), counted. */
+  readonly followerErrors: Record<number, number>;
   /** The `code` of each 5xx problem, counted, e.g. {"INTERNAL": 6}. */
   readonly failureCodes: Record<string, number>;
 }
@@ -107,12 +107,18 @@ function getJob(url: string, jobId: string, agent: Agent, result: ChurnResult): 
   });
 }
 
-/** A client that stays on the stream, counting `error` events; returns the function that closes it. */
-function follow(url: string, onError: () => void): () => void {
+/** A client that stays on the stream, passing on the status of each `error` event; returns the function that closes it. */
+function follow(url: string, onError: (status: number) => void): () => void {
   const req = request(`${url}/v1/events`, { agent: false }, (res) => {
+    let text = "";
     res.setEncoding("utf8");
     res.on("data", (chunk: string) => {
-      if (chunk.includes("event: error")) onError();
+      text += chunk;
+      const frames = text.split("\n\n");
+      text = frames.pop() ?? "";
+      for (const frame of frames) {
+        if (frame.startsWith("event: error")) onError(Number(/"status":(\d+)/.exec(frame)?.[1] ?? 0));
+      }
     });
     res.on("error", () => undefined);
   });
@@ -124,9 +130,13 @@ function follow(url: string, onError: () => void): () => void {
 export async function runStreamChurn(options: ChurnOptions): Promise<ChurnResult> {
   const churners = options.churners ?? 30;
   const streamsPerSecond = options.streamsPerSecond ?? 240;
-  const result = { reads: {}, streamStarts: {}, followerErrors: 0, failureCodes: {} };
+  const result = { reads: {}, streamStarts: {}, followerErrors: {}, failureCodes: {} };
   const until = Date.now() + options.durationMs;
-  const closers = Array.from({ length: options.followers ?? 4 }, () => follow(options.url, () => (result.followerErrors += 1)));
+  const closers = Array.from({ length: options.followers ?? 4 }, () =>
+    follow(options.url, (status) => {
+      count(result.followerErrors, status);
+    }),
+  );
   // Each churner starts a stream every `periodMs`, so that together they make streamsPerSecond.
   const periodMs = (churners * 1000) / streamsPerSecond;
   const churn = async (): Promise<void> => {
