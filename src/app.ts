@@ -39,6 +39,10 @@ export interface AppOptions {
   readonly limits?: Partial<ServerLimits>;
   /** The Host and Origin headers accepted. Default: loopback names as Host; no other origin. */
   readonly crossSite?: CrossSiteOptions;
+  /** Attempts of a PATCH whose test-and-set loses to another writer. Default: 3. */
+  readonly patchAttempts?: number;
+  /** Writes of one job that may wait behind the running one; one more is a 429. Default: 100. */
+  readonly maxWaitingWrites?: number;
 }
 
 
@@ -114,11 +118,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await registerOpenApi(app);
   await app.register(healthRoutes, { connection: options.connection });
   const jobOptions = { client: options.connection.manager, requestTimeoutMs };
-  await app.register(jobSearchRoutes, jobOptions);
-  await app.register(jobsRoutes, jobOptions);
+  // Searches may be cancelled (limit, a client leaving): they run on the streams' connection.
+  await app.register(jobSearchRoutes, { client: options.connection.streams, requestTimeoutMs });
+  await app.register(jobsRoutes, { ...jobOptions, patchAttempts: options.patchAttempts, maxWaitingWrites: options.maxWaitingWrites });
   await app.register(jobInstanceRoutes, jobOptions);
   await app.register(nodeRoutes, jobOptions);
-  await app.register(eventRoutes, { channel: options.connection.channel, requestTimeoutMs, ...options.streams });
+  await app.register(eventRoutes, { channel: options.connection.streamChannel, requestTimeoutMs, ...options.streams });
   await app.register(docsRoutes);
   return app;
 }
