@@ -85,6 +85,12 @@ function responseUnderway(socket: Socket): boolean {
   return currentResponse(socket)?.headersSent === true;
 }
 
+/** Whether the request node could not read was a HEAD, as far as its bytes tell. */
+function isHead(error: ConnectionError): boolean {
+  const raw = (error as ConnectionError & { rawPacket?: unknown }).rawPacket;
+  return Buffer.isBuffer(raw) && raw.subarray(0, 5).toString("latin1") === "HEAD ";
+}
+
 /** The response of the request being read on `socket`, once its headers have arrived. */
 function currentResponse(socket: Socket): ServerResponse | undefined {
   return (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage ?? undefined;
@@ -102,9 +108,12 @@ export function clientErrorHandler(timeouts: RequestTimeouts) {
     this.log.debug({ requestId: id, instance: problem.instance, code: error.code }, "unreadable request refused");
     if (socket.writable && !responseUnderway(socket)) {
       const body = JSON.stringify(problem);
+      // The answer to a HEAD has the headers of a GET's and no content (RFC 9110 §9.3.2): a
+      // client reads none, and would take the body for the start of a next response.
+      const content = isHead(error) ? "" : body;
       socket.write(
         `HTTP/1.1 ${status} ${problem.title}\r\ncontent-type: ${PROBLEM_CONTENT_TYPE}\r\n` +
-          `content-length: ${Buffer.byteLength(body)}\r\nx-request-id: ${id}\r\nconnection: close\r\n\r\n${body}`,
+          `content-length: ${Buffer.byteLength(body)}\r\nx-request-id: ${id}\r\nconnection: close\r\n\r\n${content}`,
       );
     }
     socket.destroy();

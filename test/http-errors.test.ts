@@ -123,6 +123,14 @@ describe("requests node would answer itself", () => {
     });
   });
 
+  it("answers a HEAD it cannot read with a problem's headers and no content", async () => {
+    const answer = await send("HEAD /\u00e9 HTTP/1.1\r\nHost: localhost\r\nContent-Length: 2\r\n\r\n[]");
+    expect(answer.status).toBe(400);
+    expect(answer.headers["content-type"]).toBe("application/problem+json");
+    expect(Number(answer.headers["content-length"])).toBeGreaterThan(0);
+    expect(answer.body).toBe("");
+  });
+
   it("still serves an HTTP/1.0 request without Host", async () => {
     const answer = await send("GET /healthz HTTP/1.0\r\n\r\n");
     expect(answer.status).toBe(200);
