@@ -12,6 +12,7 @@ import type { CurrentJob } from "../gen/norsk/api/manager_pb.js";
 import { jobToJson, QueryError, searchRequestFromQuery } from "../json/index.js";
 import { Job, JobList } from "../../schemas/job.js";
 import { JobSearchQuery } from "../../schemas/search.js";
+import { Code, GrpcError } from "../grpc/errors.js";
 import { badRequest, toProblem } from "../problem.js";
 import { serializerOptions } from "../validation.js";
 import { callOptionsFor } from "./call-context.js";
@@ -54,7 +55,7 @@ export const jobSearchRoutes: FastifyPluginCallbackTypebox<SearchRoutesOptions> 
     async (request, reply) => {
       const { request: search, limit } = parseQuery(request);
       const jobs = client.jobSearch(search, callOptionsFor(request, reply, requestTimeoutMs))[Symbol.asyncIterator]();
-      const first = await jobs.next();
+      const first = await jobs.next().catch(namingTheParameter);
       const ndjson = prefersNdjson(request.headers.accept);
       const lines = ndjson ? ndjsonBody(request, first, jobs, limit, stringifyJob) : jsonBody(first, jobs, limit, stringifyJob);
       // A stream is sent as it is, not through the response schema: widen the typed reply.
@@ -75,6 +76,27 @@ function parseQuery(request: FastifyRequest): ReturnType<typeof searchRequestFro
     throw badRequest("the query string is invalid", [...error.errors]);
   }
 }
+
+/**
+ * The Manager's refusal of a regular expression, located: the reference Manager's messages
+ * begin with the filter's field, "id_filter.re: " or "tag_filter.re: ", which come from idMatch
+ * and tagMatch alone. Other errors, and other Managers' messages, pass unchanged.
+ */
+function namingTheParameter(error: unknown): never {
+  if (error instanceof GrpcError && error.code === Code.INVALID_ARGUMENT) {
+    for (const [prefix, parameter] of REGEX_FIELDS) {
+      if (error.details.startsWith(prefix)) {
+        throw badRequest(error.details, [{ parameter, message: error.details.slice(prefix.length) }]);
+      }
+    }
+  }
+  throw error;
+}
+
+const REGEX_FIELDS = [
+  ["id_filter.re: ", "idMatch"],
+  ["tag_filter.re: ", "tagMatch"],
+] as const;
 
 type Jobs = AsyncIterator<CurrentJob>;
 type Stringify = (job: ReturnType<typeof jobToJson>) => string;
