@@ -17,10 +17,16 @@ export const JobSearchQuery = Type.Object(
   {
     id: many("Job id equals.", "encoder-1"),
     idNot: many("Job id differs.", "encoder-2"),
-    idMatch: many("Job id matches this regular expression.", "^encoder-"),
+    idMatch: many(
+      "Job id matches this regular expression: RE2 syntax (https://github.com/google/re2/wiki/Syntax; no backreferences or " +
+        "lookaround), searched, not anchored (^...$ for the whole id), on Unicode code points, in time linear in the id. " +
+        "At most 1000 characters; a pattern RE2 cannot run, or too complex (over 5000 compiled instructions), is a 400 " +
+        "naming this parameter.",
+      "^encoder-",
+    ),
     tag: many("Tag equals: name:value (the name is everything before the first colon; the value may contain colons).", "env:prod"),
     tagNot: many("Tag differs: name:value.", "env:dev"),
-    tagMatch: many("Tag value matches a regular expression: name:regex.", "env:^pr"),
+    tagMatch: many("Tag value matches a regular expression: name:regex, the regex as for idMatch (RE2 syntax, linear time).", "env:^pr"),
     hasTag: many("The job has this tag.", "env"),
     startAt: times("startDateTime equals.", "2026-12-24T18:00:00Z"),
     startBefore: times("startDateTime is before.", "2027-01-01T00:00:00Z"),

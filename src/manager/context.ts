@@ -7,12 +7,15 @@ import { timestampNow } from "@bufbuild/protobuf/wkt";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import type { ChangeDescription, GroupCommit } from "./commits.js";
 import type { EventBus } from "./events.js";
+import type { Scanner } from "./scanner.js";
 import type { Store } from "./store.js";
 
 export interface ManagerContext {
   readonly store: Store;
   readonly bus: EventBus;
   readonly commits: GroupCommit;
+  /** Runs job searches with a regular expression off the event loop. */
+  readonly scanner: Scanner;
   /** The time written into history entries and node metadata. */
   readonly now: () => Timestamp;
 }

@@ -3,19 +3,20 @@
 // rejected before anything is read, with INVALID_ARGUMENT and a message naming the field.
 //
 // Semantics chosen where the proto leaves them open:
-// - id and tag regexes are JavaScript regular expressions without flags, searched (not
-//   anchored): use ^...$ for a whole-value match. A regex that safe-regex2 considers prone to
-//   catastrophic backtracking, or longer than MAX_REGEX_LENGTH, is rejected rather than run.
+// - id and tag regexes are RE2 syntax, searched (not anchored): use ^...$ for a whole-value
+//   match. They run in time linear in the text (regex.ts, which also lists how RE2 differs
+//   from a JavaScript RegExp); one that RE2 cannot run (a backreference, a lookaround, bad
+//   syntax, longer than MAX_REGEX_LENGTH, a program over MAX_PROGRAM_SIZE) is rejected.
 // - tag eq matches jobs that have the tag with that value; neq is its complement (jobs without
 //   the tag match neq); re requires the tag; exists=true/false requires presence/absence.
 // - date comparisons are on start_date_time, exact to the nanosecond; a job without
 //   start_date_time matches no date filter; within is inclusive at both ends.
-import safeRegex from "safe-regex2";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
-import { Code, GrpcError } from "../grpc/index.js";
+import { Code, GrpcError } from "../grpc/errors.js";
 import type { DateFilter, IdFilter, Job, JobFilter, TagFilter } from "../gen/norsk/api/manager_pb.js";
+import { compileRegex } from "./regex.js";
 
-export const MAX_REGEX_LENGTH = 1000;
+export { MAX_PROGRAM_SIZE, MAX_REGEX_LENGTH } from "./regex.js";
 
 export type JobPredicate = (job: Job) => boolean;
 
@@ -39,13 +40,11 @@ export interface CompiledSearch {
 export function compileSearch(filters: readonly JobFilter[]): CompiledSearch {
   const onId: IdPredicate[] = [];
   const onJob: JobPredicate[] = [];
-  let onlyId: string | undefined;
   for (const filter of filters) {
     const f = filter.jobFilter;
     switch (f.case) {
       case "idFilter":
         onId.push(idPredicate(f.value));
-        if (onlyId === undefined && f.value.comparison.case === "eq") onlyId = f.value.comparison.value;
         break;
       case "tagFilter":
         onJob.push(tagPredicate(f.value));
@@ -60,7 +59,25 @@ export function compileSearch(filters: readonly JobFilter[]): CompiledSearch {
   const matchesId: IdPredicate = (id) => onId.every((p) => p(id));
   const matchesJob: JobPredicate | undefined = onJob.length === 0 ? undefined : (job) => onJob.every((p) => p(job));
   const matches: JobPredicate = (job) => matchesId(job.jobId?.jobId ?? "") && (matchesJob === undefined || matchesJob(job));
-  return { onlyId, matchesId, matchesJob, matches };
+  return { onlyId: pinnedId(filters), matchesId, matchesJob, matches };
+}
+
+/** The value of the first id eq filter, which pins a search to one job id; else undefined. */
+export function pinnedId(filters: readonly JobFilter[]): string | undefined {
+  for (const { jobFilter: f } of filters) {
+    if (f.case === "idFilter" && f.value.comparison.case === "eq") return f.value.comparison.value;
+  }
+  return undefined;
+}
+
+/** True when a filter is a regex (id or tag re): the search is run off the event loop. */
+export function hasRegex(filters: readonly JobFilter[]): boolean {
+  return filters.some(({ jobFilter: f }) => (f.case === "idFilter" || f.case === "tagFilter") && f.value.comparison.case === "re");
+}
+
+/** True when a filter reads the job itself (tag or date), not only its id. */
+export function readsJob(filters: readonly JobFilter[]): boolean {
+  return filters.some(({ jobFilter: f }) => f.case === "tagFilter" || f.case === "dateFilter");
 }
 
 function idPredicate(filter: IdFilter): IdPredicate {
@@ -157,23 +174,6 @@ function datePredicate(filter: DateFilter): JobPredicate {
 export function compareTimestamps(a: Timestamp, b: Timestamp): number {
   if (a.seconds !== b.seconds) return a.seconds < b.seconds ? -1 : 1;
   return a.nanos === b.nanos ? 0 : a.nanos < b.nanos ? -1 : 1;
-}
-
-function compileRegex(field: string, source: string): RegExp {
-  if (source.length > MAX_REGEX_LENGTH) {
-    throw invalid(`${field}: regular expression is longer than ${MAX_REGEX_LENGTH} characters`);
-  }
-  let re: RegExp;
-  try {
-    re = new RegExp(source);
-  } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    throw invalid(`${field}: invalid regular expression: ${reason}`);
-  }
-  if (!safeRegex(re)) {
-    throw invalid(`${field}: unsafe regular expression (it could backtrack catastrophically): ${source}`);
-  }
-  return re;
 }
 
 function invalid(message: string): GrpcError {

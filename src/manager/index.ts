@@ -12,6 +12,7 @@ import type { ManagerContext } from "./context.js";
 import { GroupCommit } from "./commits.js";
 import { EventBus } from "./events.js";
 import { healthService } from "./health.js";
+import { Scanner } from "./scanner.js";
 import { managerService } from "./service.js";
 import { Store } from "./store.js";
 import type { StreamCounters } from "./streams.js";
@@ -36,7 +37,8 @@ export interface ManagerOptions {
   readonly clock?: () => Timestamp;
   /**
    * Errors the caller is not told the details of: handler errors that are not GrpcErrors
-   * (answered INTERNAL) and failed COMMITs (answered UNAVAILABLE; `method` is "COMMIT").
+   * (answered INTERNAL), failed COMMITs (answered UNAVAILABLE; `method` is "COMMIT") and a
+   * failed scan worker (the search answered INTERNAL; `method` is "SCAN").
    * Default: log to stderr.
    */
   readonly onUnexpectedError?: (error: unknown, method: string) => void;
@@ -101,7 +103,12 @@ export async function startManager(options: ManagerOptions = {}): Promise<Runnin
   const commits = new GroupCommit(store, bus, (error) => {
     resolved.onUnexpectedError(error, "COMMIT");
   });
-  const context: ManagerContext = { store, bus, commits, now: resolved.clock };
+  const scanner = new Scanner({
+    onWorkerError: (error) => {
+      resolved.onUnexpectedError(error, "SCAN");
+    },
+  });
+  const context: ManagerContext = { store, bus, commits, scanner, now: resolved.clock };
   const counters: StreamCounters = { openEventStreams: 0, openStatusChannels: 0 };
   const shutdown = new AbortController();
 
@@ -120,6 +127,7 @@ export async function startManager(options: ManagerOptions = {}): Promise<Runnin
     port = await listenInsecure(server, `${host}:${resolved.port}`);
   } catch (error) {
     server.forceShutdown();
+    await scanner.close();
     store.close();
     throw error;
   }
@@ -130,6 +138,7 @@ export async function startManager(options: ManagerOptions = {}): Promise<Runnin
       shutdown.abort();
       bus.close(new GrpcError(Code.UNAVAILABLE, "the manager is shutting down"));
       await shutDown(server);
+      await scanner.close();
       commits.flush();
       store.close();
     })();

@@ -5,15 +5,15 @@
 // history entries that change appended (picture.ts); deletion as job_deleted. (job_pending
 // and job_active appear only in EventStream's current picture, with the whole history: a live
 // subscriber learns a job's state from job_updated.)
-import { create } from "@bufbuild/protobuf";
+import { create, toBinary } from "@bufbuild/protobuf";
 import { EmptySchema } from "@bufbuild/protobuf/wkt";
-import { EventStreamEventSchema } from "../gen/norsk/api/manager_pb.js";
+import { EventStreamEventSchema, JobSearchRequestSchema } from "../gen/norsk/api/manager_pb.js";
 import type { CurrentJob, Manager } from "../gen/norsk/api/manager_pb.js";
 import type { ServiceImpl } from "../grpc/index.js";
 import { commit } from "./context.js";
 import type { ManagerContext } from "./context.js";
 import { aborted, alreadyExists, notFound, required } from "./errors.js";
-import { compileSearch } from "./filters.js";
+import { compileSearch, hasRegex, pinnedId, readsJob } from "./filters.js";
 import type { CompiledSearch } from "./filters.js";
 import { hashOwnedJob, withCurrentHash } from "./hash.js";
 import { createdEntry, updatedEntry } from "./history.js";
@@ -80,38 +80,64 @@ export function jobHandlers(context: ManagerContext): JobHandlers {
     },
 
     // Filters are compiled before anything is sent, so a bad one fails the call with no
-    // results; pending writes are committed, then matches are collected in one synchronous
-    // read (a consistent view, and no cursor held open across turns) and streamed in job id
-    // order.
-    // eslint-disable-next-line @typescript-eslint/require-await -- the bridge serves async iterables; the data is at hand
-    async *jobSearch(request) {
-      const search = compileSearch(request.jobFilter);
+    // results; pending writes are committed, then the candidates are read in one synchronous
+    // read (a consistent view, and no cursor held open across turns) and the matches streamed
+    // in job id order. A search with a regular expression is matched on the scan worker
+    // (scanner.ts), from that same read.
+    async *jobSearch(request, { signal }) {
+      if (!hasRegex(request.jobFilter)) {
+        const search = compileSearch(request.jobFilter);
+        context.commits.flush();
+        yield* searchJobs(store, search);
+        return;
+      }
       context.commits.flush();
-      yield* searchJobs(store, search);
+      const candidates = readCandidates(store, pinnedId(request.jobFilter));
+      const { rows } = candidates;
+      const task = {
+        request: toBinary(JobSearchRequestSchema, request),
+        ids: rows.map((row) => row.id),
+        jobs: readsJob(request.jobFilter) ? rows.map((row) => row.job) : undefined,
+      };
+      const matched = await context.scanner.scan(task, signal);
+      yield* matched.map((i) => currentJob(candidates, i));
     },
   };
 }
 
+interface Candidates {
+  /** The jobs to test, in job id order. */
+  readonly rows: readonly JobRow[];
+  readonly instancesOf: (id: string) => InstanceRow[];
+}
+
+/** The jobs a search looks at: the one with id `onlyId` when given, else all of them. */
+function readCandidates(store: Store, onlyId: string | undefined): Candidates {
+  if (onlyId !== undefined) {
+    const row = store.job(onlyId);
+    return { rows: row === undefined ? [] : [row], instancesOf: (id) => store.instancesOf(id) };
+  }
+  const byJob = store.instancesByJob();
+  return { rows: store.jobs(), instancesOf: (id) => byJob.get(id) ?? [] };
+}
+
+function currentJob({ rows, instancesOf }: Candidates, index: number): CurrentJob {
+  const row = rows[index];
+  if (row === undefined) throw new Error(`scan answered with candidate ${index} of ${rows.length}`);
+  // The reply carries the stored bytes, never decoded here.
+  return currentJobFromStored(row.job, instancesOf(row.id));
+}
+
 /** Every job matching `search`, in job id order, with its instances. */
 export function searchJobs(store: Store, search: CompiledSearch): CurrentJob[] {
-  let rows: JobRow[];
-  let instancesOf: (id: string) => InstanceRow[];
-  if (search.onlyId !== undefined) {
-    const row = store.job(search.onlyId);
-    rows = row === undefined ? [] : [row];
-    instancesOf = (id) => store.instancesOf(id);
-  } else {
-    rows = store.jobs();
-    const byJob = store.instancesByJob();
-    instancesOf = (id) => byJob.get(id) ?? [];
-  }
+  const candidates = readCandidates(store, search.onlyId);
   const { matchesId, matchesJob } = search;
   const results: CurrentJob[] = [];
-  for (const row of rows) {
-    if (!matchesId(row.id)) continue;
+  candidates.rows.forEach((row, i) => {
+    if (!matchesId(row.id)) return;
     // Decoded only for tag and date filters; the reply carries the stored bytes either way.
-    if (matchesJob !== undefined && !matchesJob(decodeJob(row.job))) continue;
-    results.push(currentJobFromStored(row.job, instancesOf(row.id)));
-  }
+    if (matchesJob !== undefined && !matchesJob(decodeJob(row.job))) return;
+    results.push(currentJob(candidates, i));
+  });
   return results;
 }

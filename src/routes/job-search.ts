@@ -15,6 +15,7 @@ import { jobToJson, QueryError, searchRequestFromQuery } from "../json/index.js"
 import type { SearchQuery } from "../json/index.js";
 import { Job, JobList } from "../../schemas/job.js";
 import { JobSearchQuery } from "../../schemas/search.js";
+import { Code, GrpcError } from "../grpc/errors.js";
 import { badRequest, toProblem } from "../problem.js";
 import { serializerOptions } from "../validation.js";
 import { callOptionsFor } from "./call-context.js";
@@ -57,7 +58,7 @@ export const jobSearchRoutes: FastifyPluginCallbackTypebox<SearchRoutesOptions> 
     async (request, reply) => {
       const { request: search, limit } = parseQuery(request);
       const options = callOptionsFor(request, reply, requestTimeoutMs);
-      const { jobs, first } = await startSearch(client, search, options);
+      const { jobs, first } = await startSearch(client, search, options).catch(namingTheParameter);
       const ndjson = prefersNdjson(request.headers.accept);
       const lines = ndjson ? ndjsonBody(request, first, jobs, limit, stringifyJob) : jsonBody(first, jobs, limit, stringifyJob);
       // A stream is sent as it is, not through the response schema: widen the typed reply.
@@ -78,6 +79,27 @@ function parseQuery(request: FastifyRequest): ReturnType<typeof searchRequestFro
     throw badRequest("the query string is invalid", [...error.errors]);
   }
 }
+
+/**
+ * The Manager's refusal of a regular expression, located: the reference Manager's messages
+ * begin with the filter's field, "id_filter.re: " or "tag_filter.re: ", which come from idMatch
+ * and tagMatch alone. Other errors, and other Managers' messages, pass unchanged.
+ */
+function namingTheParameter(error: unknown): never {
+  if (error instanceof GrpcError && error.code === Code.INVALID_ARGUMENT) {
+    for (const [prefix, parameter] of REGEX_FIELDS) {
+      if (error.details.startsWith(prefix)) {
+        throw badRequest(error.details, [{ parameter, message: error.details.slice(prefix.length) }]);
+      }
+    }
+  }
+  throw error;
+}
+
+const REGEX_FIELDS = [
+  ["id_filter.re: ", "idMatch"],
+  ["tag_filter.re: ", "tagMatch"],
+] as const;
 
 type Jobs = AsyncIterator<CurrentJob>;
 

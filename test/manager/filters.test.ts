@@ -5,7 +5,7 @@ import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import { JobFilterSchema } from "../../src/gen/norsk/api/manager_pb.js";
 import type { Job, JobFilter } from "../../src/gen/norsk/api/manager_pb.js";
 import { Code, GrpcError } from "../../src/grpc/index.js";
-import { MAX_REGEX_LENGTH, compareTimestamps, compileSearch } from "../../src/manager/filters.js";
+import { MAX_PROGRAM_SIZE, MAX_REGEX_LENGTH, compareTimestamps, compileSearch } from "../../src/manager/filters.js";
 import { simpleJob } from "./harness.js";
 
 const t = (seconds: bigint, nanos = 0): Timestamp => ({ $typeName: "google.protobuf.Timestamp", seconds, nanos });
@@ -108,9 +108,16 @@ describe("job search filters", () => {
     ["a TagFilter without a tag name", [tag("", { case: "exists", value: true })], "tag_filter.tagName is required"],
     ["an invalid id regex", [id({ case: "re", value: "(unclosed" })], "id_filter.re: invalid regular expression"],
     ["an invalid tag regex", [tag("env", { case: "re", value: "[z-a]" })], "tag_filter.re: invalid regular expression"],
-    ["a catastrophic id regex", [id({ case: "re", value: "^(a+)+$" })], "id_filter.re: unsafe regular expression"],
-    ["a catastrophic tag regex", [tag("env", { case: "re", value: "(x+x+)+y" })], "tag_filter.re: unsafe regular expression"],
+    ["an id regex with a backreference", [id({ case: "re", value: "(a)\\1" })], "id_filter.re: invalid regular expression (RE2 syntax"],
+    ["a tag regex with a lookahead", [tag("env", { case: "re", value: "p(?=rod)" })], "tag_filter.re: invalid regular expression (RE2 syntax"],
+    ["a regex with a lookbehind", [id({ case: "re", value: "(?<=a)b" })], "id_filter.re: invalid regular expression (RE2 syntax"],
+    ["a repeat count over 1000", [id({ case: "re", value: "(a{100}){100}" })], "id_filter.re: invalid regular expression (RE2 syntax"],
     ["an over-long regex", [id({ case: "re", value: "a".repeat(MAX_REGEX_LENGTH + 1) })], "id_filter.re: regular expression is longer"],
+    [
+      "a regex compiled to more than MAX_PROGRAM_SIZE instructions",
+      [tag("env", { case: "re", value: "(?:a?){1000}".repeat(3) })],
+      `tag_filter.re: regular expression is too complex: 6002 instructions compiled, at most ${MAX_PROGRAM_SIZE}`,
+    ],
     ["within without start", [date({ case: "within", value: { endDate: t(1n) } })], "date_filter.within.start_date is required"],
     ["within without end", [date({ case: "within", value: { startDate: t(1n) } })], "date_filter.within.end_date is required"],
     ["within backwards", [date({ case: "within", value: { startDate: t(2n), endDate: t(1n) } })], "date_filter.within: end_date is before start_date"],
@@ -123,10 +130,41 @@ describe("job search filters", () => {
     expect(error.details).toContain(message);
   });
 
-  it("rejects an unsafe regex at once instead of running it", () => {
-    // Run against a value that would take exponential time, the regex never gets there.
-    const filters = [create(JobFilterSchema, id({ case: "re", value: "^(a|a?)+$" }))] satisfies JobFilter[];
-    expect(() => compileSearch(filters)).toThrow(GrpcError);
+  // Each would take longer than the test's timeout with a backtracking engine (a JavaScript
+  // RegExp) on these values; RE2 answers at once.
+  const hostile: [string, string, boolean][] = [
+    ["^(a|a?)+$", `${"a".repeat(5000)}!`, false],
+    ["^(a|a?)+$", "a".repeat(5000), true],
+    ["(a|a)*b", "a".repeat(5000), false],
+    ["(a+)+$", `${"a".repeat(5000)}!`, false],
+    ["(x+x+)+y", "x".repeat(5000), false],
+    [".*.*.*.*.*.*.*.*.*=", "a".repeat(5000), false],
+    ["(.*a){20}", `${"a".repeat(19)}${"b".repeat(5000)}`, false],
+  ];
+
+  it.each(hostile)("runs %s, catastrophic for a backtracking engine, in linear time", (pattern, value, matches) => {
+    const { matchesId } = compileSearch([create(JobFilterSchema, id({ case: "re", value: pattern }))] satisfies JobFilter[]);
+    expect(matchesId(value)).toBe(matches);
+  });
+
+  // Where RE2 differs from a JavaScript RegExp without flags (src/manager/regex.ts).
+  const semantics: [string, string, string, boolean][] = [
+    ["matches code points: . is one emoji", "^.$", "\u{1F600}", true],
+    ["matches code points: .. is not one emoji", "^..$", "\u{1F600}", false],
+    ["\\s is ASCII white space only", "\\s", "\u00a0", false],
+    ["\\d is ASCII digits only", "\\d", "\u0663", false],
+    [". matches a carriage return", "a.b", "a\rb", true],
+    [". does not match a line feed", "a.b", "a\nb", false],
+    ["$ is the end of the value", "a$", "a\n", false],
+    ["(?m) makes $ the end of a line", "(?m)a$", "a\nb", true],
+    ["(?i) ignores case", "(?i)^PROD$", "prod", true],
+    ["Unicode classes", "^\\p{Greek}+$", "\u03b1\u03b2", true],
+    ["\\x{...} escapes", "^\\x{41}$", "A", true],
+  ];
+
+  it.each(semantics)("RE2 semantics: %s", (_name, pattern, value, matches) => {
+    const { matchesId } = compileSearch([create(JobFilterSchema, id({ case: "re", value: pattern }))] satisfies JobFilter[]);
+    expect(matchesId(value)).toBe(matches);
   });
 
   it("orders timestamps by seconds, then nanos", () => {

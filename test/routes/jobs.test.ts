@@ -122,11 +122,42 @@ describe("GET /v1/jobs", () => {
 
   it.each([
     ["idMatch=(", "INVALID_ARGUMENT"],
-    ["idMatch=(a%2B)%2B%24", "INVALID_ARGUMENT"],
+    ["idMatch=(a)%5C1", "INVALID_ARGUMENT"],
   ])("answers the Manager's refusal of %s with 400", async (query, code) => {
     const res = await gw.app.inject({ method: "GET", url: `/v1/jobs?${query}` });
     expect(res.statusCode).toBe(400);
     expect(res.json()).toMatchObject({ code });
+  });
+
+  it.each([
+    [
+      "idMatch=s-&idMatch=(a)%5C1",
+      "id_filter.re: invalid regular expression (RE2 syntax: no backreferences or lookaround): error parsing regexp: invalid escape sequence: `\\1`",
+      "idMatch",
+    ],
+    [
+      "tagMatch=env:p(%3F%3Drod)",
+      "tag_filter.re: invalid regular expression (RE2 syntax: no backreferences or lookaround): error parsing regexp: invalid or unsupported Perl syntax: `(?=`",
+      "tagMatch",
+    ],
+    [
+      `tagMatch=env:${"a".repeat(1001)}`,
+      "tag_filter.re: regular expression is longer than 1000 characters",
+      "tagMatch",
+    ],
+  ])("answers a pattern RE2 cannot run (%s) with a 400 naming the parameter", async (query, detail, parameter) => {
+    const res = await gw.app.inject({ method: "GET", url: `/v1/jobs?${query}`, headers: { "x-request-id": "r-1" } });
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toEqual({
+      type: "about:blank",
+      title: "Bad Request",
+      status: 400,
+      detail,
+      instance: `/v1/jobs?${query}`,
+      code: "INVALID_ARGUMENT",
+      requestId: "r-1",
+      errors: [{ parameter, message: detail.slice(detail.indexOf(": ") + 2) }],
+    });
   });
 
   it.each(["startAt=yesterday", "limit=0", "limit=abc", "tag=novalue", "colour=red", "startWithin=2026-01-01T00:00:00Z"])(
