@@ -1,11 +1,11 @@
 // Builds the gateway's Fastify app without listening: validation, errors, request ids, and
 // the routes. main.ts (and the tests) decide where it listens and which Manager it talks to.
-import { randomUUID } from "node:crypto";
 import Fastify, { LogController } from "fastify";
 import type { FastifyBaseLogger, FastifyInstance, FastifyServerOptions } from "fastify";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { ManagerConnection } from "./grpc/manager-connection.js";
 import { PROBLEM_CONTENT_TYPE, ProblemError, badRequest, toProblem } from "./problem.js";
+import { requestIdOf } from "./request-id.js";
 import { clientErrorHandler, expectationHandler, frameworkErrorHandler } from "./http-errors.js";
 import { parseJsonBody } from "./json/body.js";
 import { serializerOptions, validatorCompiler } from "./validation.js";
@@ -18,6 +18,10 @@ import { jobSearchRoutes } from "./routes/job-search.js";
 import { nodeRoutes } from "./routes/nodes.js";
 import { eventRoutes } from "./routes/events.js";
 import type { StreamSettings } from "./sse/stream-body.js";
+import { crossSiteGuard } from "./server/cross-site.js";
+import type { CrossSiteOptions } from "./server/cross-site.js";
+import { SERVER_LIMITS_DEFAULTS, limitConnections, serverOptions } from "./server/limits.js";
+import type { ServerLimits } from "./server/limits.js";
 
 export interface AppOptions {
   /** The Manager, reached over one long-lived channel. Required. */
@@ -30,17 +34,24 @@ export interface AppOptions {
   readonly logger?: FastifyServerOptions["logger"] | FastifyBaseLogger;
   /** Heartbeat interval and per-client buffer of /v1/events and /v1/status. Default: 15 s, 1 MiB. */
   readonly streams?: Partial<StreamSettings>;
+  // The HTTP server's exposure (src/server/): timeouts, connection cap, cross-site protection.
+  /** Header, body and idle timeouts and the connection cap. Default: SERVER_LIMITS_DEFAULTS. */
+  readonly limits?: Partial<ServerLimits>;
+  /** The Host and Origin headers accepted. Default: loopback names as Host; no other origin. */
+  readonly crossSite?: CrossSiteOptions;
+  /** Attempts of a PATCH whose test-and-set loses to another writer. Default: 3. */
+  readonly patchAttempts?: number;
+  /** Writes of one job that may wait behind the running one; one more is a 429. Default: 100. */
+  readonly maxWaitingWrites?: number;
 }
 
 
 const DEFAULTS = { requestTimeoutMs: 10_000, bodyLimit: 1024 * 1024 } as const;
 
-/** An incoming X-Request-Id is kept if it is a plain token; anything else is replaced. */
-const REQUEST_ID = /^[A-Za-z0-9._:@/+=-]{1,128}$/;
-
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const requestTimeoutMs = options.requestTimeoutMs ?? DEFAULTS.requestTimeoutMs;
   const loggerOption = options.logger ?? false;
+  const limits: ServerLimits = { ...SERVER_LIMITS_DEFAULTS, ...options.limits };
   const app = Fastify({
     ...(isLoggerInstance(loggerOption) ? { loggerInstance: loggerOption } : { logger: loggerOption }),
     bodyLimit: options.bodyLimit ?? DEFAULTS.bodyLimit,
@@ -51,22 +62,18 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       requestIdLogLabel: "requestId",
       disableRequestLogging: (request) => request.log.level !== "debug" && request.log.level !== "trace",
     }),
-    genReqId: (request) => {
-      const given = request.headers["x-request-id"];
-      return typeof given === "string" && REQUEST_ID.test(given) ? given : randomUUID();
-    },
+    genReqId: (request) => requestIdOf(request.headers["x-request-id"]),
     return503OnClosing: true,
-    // Requests that never reach a route are answered as problems too (src/http-errors.ts).
-    frameworkErrors: frameworkErrorHandler,
-    clientErrorHandler,
-    // node would answer a missing Host with an empty 400 of its own; the onRequest hook below
-    // answers it as a problem instead.
-    http: { requireHostHeader: false },
     serializerOpts: serializerOptions,
     // Long ids reach the route's schema (maxLength), which answers 400 naming the parameter,
     // instead of the router's bare 414.
     routerOptions: { maxParamLength: 2048 },
+    ...serverOptions(limits),
+    // Requests that never reach a route are answered as problems too (src/http-errors.ts).
+    frameworkErrors: frameworkErrorHandler,
+    clientErrorHandler: clientErrorHandler(limits),
   }).withTypeProvider<TypeBoxTypeProvider>();
+  limitConnections(app.server, limits.maxConnections, app.log);
 
   app.setValidatorCompiler(validatorCompiler);
 
@@ -93,6 +100,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     }
     done();
   });
+  // Before anything is read or written (src/server/cross-site.ts).
+  app.addHook("onRequest", crossSiteGuard(options.crossSite ?? {}));
 
   app.setErrorHandler((error, request, reply) => {
     const problem = toProblem(error, request);
@@ -109,11 +118,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await registerOpenApi(app);
   await app.register(healthRoutes, { connection: options.connection });
   const jobOptions = { client: options.connection.manager, requestTimeoutMs };
-  await app.register(jobSearchRoutes, jobOptions);
-  await app.register(jobsRoutes, jobOptions);
+  // Searches may be cancelled (limit, a client leaving): they run on the streams' connection.
+  await app.register(jobSearchRoutes, { client: options.connection.streams, requestTimeoutMs });
+  await app.register(jobsRoutes, { ...jobOptions, patchAttempts: options.patchAttempts, maxWaitingWrites: options.maxWaitingWrites });
   await app.register(jobInstanceRoutes, jobOptions);
   await app.register(nodeRoutes, jobOptions);
-  await app.register(eventRoutes, { channel: options.connection.channel, requestTimeoutMs, ...options.streams });
+  await app.register(eventRoutes, { channel: options.connection.streamChannel, requestTimeoutMs, ...options.streams });
   await app.register(docsRoutes);
   return app;
 }

@@ -5,6 +5,7 @@ import { parseArgs } from "node:util";
 import { Type } from "@sinclair/typebox";
 import type { Static, TSchema } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
+import { HOST_PATTERN, ORIGIN_PATTERN } from "./server/cross-site.js";
 
 const LogLevel = Type.Union(
   ["fatal", "error", "warn", "info", "debug", "trace", "silent"].map((level) => Type.Literal(level)),
@@ -40,6 +41,46 @@ export const ConfigSchema = Type.Object(
       default: 1_048_576,
       description: "bytes an event-stream client may fall behind before it is closed with an error",
     }),
+    // The HTTP server's exposure (src/server/): timeouts, connection cap, shutdown, cross-site.
+    headerTimeoutMs: Type.Integer({
+      minimum: 1,
+      maximum: 3_600_000,
+      default: 10_000,
+      description: "time a client has to send a request's headers, in ms (at most --body-timeout)",
+    }),
+    bodyTimeoutMs: Type.Integer({
+      minimum: 1,
+      maximum: 3_600_000,
+      default: 30_000,
+      description: "time a client has to send a whole request, headers and body, in ms",
+    }),
+    idleTimeoutMs: Type.Integer({
+      minimum: 1,
+      maximum: 3_600_000,
+      default: 72_000,
+      description: "time an idle keep-alive connection is kept between requests, in ms",
+    }),
+    maxConnections: Type.Integer({
+      minimum: 1,
+      maximum: 1_000_000,
+      default: 10_000,
+      description: "connections open at once; one more is closed as soon as it is accepted",
+    }),
+    shutdownTimeoutMs: Type.Integer({
+      minimum: 0,
+      maximum: 3_600_000,
+      default: 25_000,
+      description: "time in-flight requests get at shutdown before their connections are closed, in ms",
+    }),
+    allowedOrigins: Type.Array(Type.String({ pattern: ORIGIN_PATTERN }), {
+      default: [],
+      description: "origins (scheme://host[:port], comma-separated) whose pages may change things",
+    }),
+    allowedHosts: Type.Optional(
+      Type.Array(Type.String({ pattern: `^\\*$|${HOST_PATTERN}` }), {
+        description: "Host names accepted (name, name:port or *), comma-separated; unset: the loopback names, or * when --host is not loopback",
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -62,6 +103,13 @@ export const SETTINGS: readonly Setting[] = [
   { key: "logLevel", flag: "log-level", env: "LOG_LEVEL" },
   { key: "sseHeartbeatMs", flag: "sse-heartbeat", env: "SSE_HEARTBEAT_MS" },
   { key: "sseBufferBytes", flag: "sse-buffer", env: "SSE_BUFFER_BYTES" },
+  { key: "headerTimeoutMs", flag: "header-timeout", env: "HEADER_TIMEOUT_MS" },
+  { key: "bodyTimeoutMs", flag: "body-timeout", env: "BODY_TIMEOUT_MS" },
+  { key: "idleTimeoutMs", flag: "idle-timeout", env: "IDLE_TIMEOUT_MS" },
+  { key: "maxConnections", flag: "max-connections", env: "MAX_CONNECTIONS" },
+  { key: "shutdownTimeoutMs", flag: "shutdown-timeout", env: "SHUTDOWN_TIMEOUT_MS" },
+  { key: "allowedOrigins", flag: "allowed-origin", env: "ALLOWED_ORIGINS" },
+  { key: "allowedHosts", flag: "allowed-host", env: "ALLOWED_HOSTS" },
 ];
 
 /** A setting whose value is unusable; its message is the one line printed before exit 2. */
@@ -85,11 +133,28 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Loa
   const config = Value.Default(ConfigSchema, raw) as Record<string, unknown>;
   const first = Value.Errors(ConfigSchema, config).First();
   if (first !== undefined) {
-    const setting = SETTINGS.find((s) => `/${s.key}` === first.path);
-    const name = setting === undefined ? first.path : `--${setting.flag} (${setting.env})`;
+    // A list's item is reported at /key/index.
+    const setting = SETTINGS.find((s) => first.path === `/${s.key}` || first.path.startsWith(`/${s.key}/`));
+    const name = setting === undefined ? first.path : settingName(setting.key);
     throw new ConfigError(`${name}: ${first.message} (got ${JSON.stringify(first.value)})`);
   }
+  checkRelations(config as Config);
   return { help: false, config: config as Config };
+}
+
+function settingName(key: keyof Config): string {
+  const setting = SETTINGS.find((s) => s.key === key);
+  return setting === undefined ? key : `--${setting.flag} (${setting.env})`;
+}
+
+/** Constraints between settings, which the schema cannot state. */
+function checkRelations(config: Config): void {
+  // Node times the whole request from its first byte, headers included.
+  if (config.headerTimeoutMs > config.bodyTimeoutMs) {
+    throw new ConfigError(
+      `${settingName("headerTimeoutMs")}: must not exceed ${settingName("bodyTimeoutMs")} (got ${config.headerTimeoutMs} > ${config.bodyTimeoutMs})`,
+    );
+  }
 }
 
 function parseFlags(argv: readonly string[]): Record<string, string | boolean | undefined> {
@@ -104,8 +169,12 @@ function parseFlags(argv: readonly string[]): Record<string, string | boolean | 
   }
 }
 
-/** Integers must be written as plain decimal digits: "1e3", "10.0" and " 5" are refused. */
+/**
+ * Integers must be written as plain decimal digits: "1e3", "10.0" and " 5" are refused. Lists
+ * are comma-separated; blanks around the commas and empty items are dropped.
+ */
 function convert(schema: TSchema, value: string, source: string): unknown {
+  if (schema.type === "array") return value.split(",").map((item) => item.trim()).filter((item) => item !== "");
   if (schema.type !== "integer") return value;
   if (!/^[0-9]{1,15}$/.test(value)) throw new ConfigError(`${source}: must be a whole number (got ${JSON.stringify(value)})`);
   return Number(value);
@@ -114,7 +183,7 @@ function convert(schema: TSchema, value: string, source: string): unknown {
 export function helpText(): string {
   const rows = SETTINGS.map((s) => {
     const schema = ConfigSchema.properties[s.key] as TSchema & { description?: string; default?: unknown };
-    const fallback = schema.default === undefined ? "unset" : String(schema.default);
+    const fallback = schema.default === undefined ? "unset" : Array.isArray(schema.default) && schema.default.length === 0 ? "none" : String(schema.default);
     return `  --${s.flag.padEnd(17)} ${s.env.padEnd(20)} ${(schema.description ?? "").padEnd(80)} default: ${fallback}`;
   });
   return [

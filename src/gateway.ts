@@ -7,6 +7,8 @@ import { buildApp } from "./app.js";
 import type { AppOptions } from "./app.js";
 import { connectManager } from "./grpc/manager-connection.js";
 import { startManager } from "./manager/index.js";
+import { defaultAllowedHosts } from "./server/cross-site.js";
+import { gracefulClose } from "./server/shutdown.js";
 
 export interface Gateway {
   readonly app: FastifyInstance;
@@ -14,7 +16,10 @@ export interface Gateway {
   readonly url: string;
   /** The Manager's address, or "embedded". */
   readonly manager: string;
-  /** Stops accepting, lets in-flight requests finish, then closes the channel and the embedded Manager. */
+  /**
+   * Stops accepting, lets in-flight requests finish for at most config.shutdownTimeoutMs (then
+   * closes their connections), then closes the channel and the embedded Manager.
+   */
   close(): Promise<void>;
 }
 
@@ -30,7 +35,15 @@ export async function startGateway(config: Config, logger: AppOptions["logger"] 
       requestTimeoutMs: config.requestTimeoutMs,
       logger,
       streams: { heartbeatMs: config.sseHeartbeatMs, bufferLimitBytes: config.sseBufferBytes },
+      limits: {
+        headerTimeoutMs: config.headerTimeoutMs,
+        bodyTimeoutMs: config.bodyTimeoutMs,
+        idleTimeoutMs: config.idleTimeoutMs,
+        maxConnections: config.maxConnections,
+      },
+      crossSite: { allowedHosts: config.allowedHosts ?? defaultAllowedHosts(config.host), allowedOrigins: config.allowedOrigins },
     });
+    const shutdown = gracefulClose(app);
     let url = "";
     await app.listen({
       port: config.port,
@@ -46,7 +59,7 @@ export async function startGateway(config: Config, logger: AppOptions["logger"] 
       url,
       manager: managerLabel,
       close: async () => {
-        await app.close();
+        await shutdown.close(config.shutdownTimeoutMs);
         connection.close();
         await embedded?.close();
       },

@@ -16,6 +16,7 @@ import type { Socket } from "node:net";
 import type { ConnectionError, FastifyBaseLogger, FastifyError, FastifyReply, FastifyRequest } from "fastify";
 import { PROBLEM_CONTENT_TYPE, toProblem } from "./problem.js";
 import type { ProblemBody } from "./problem.js";
+import { requestIdOf } from "./request-id.js";
 
 /** The problem for a request answered outside the routes, its instance a fresh urn:uuid. */
 function unroutedProblem(status: number, detail: string, requestId: string): ProblemBody {
@@ -46,13 +47,24 @@ export function frameworkErrorHandler(error: FastifyError, request: FastifyReque
 /** llhttp's codes for a body whose length cannot be known for sure: request smuggling's ground. */
 const FRAMING = new Set(["HPE_INVALID_CONTENT_LENGTH", "HPE_INVALID_TRANSFER_ENCODING", "HPE_UNEXPECTED_CONTENT_LENGTH"]);
 
+/** The timeouts a request is cut by (src/server/limits.ts), named in the 408's detail. */
+export interface RequestTimeouts {
+  readonly headerTimeoutMs: number;
+  readonly bodyTimeoutMs: number;
+}
+
 /** What a parser error (llhttp's HPE_* codes, or node's own) is answered with. */
-function clientErrorAnswer(error: ConnectionError): { status: number; detail: string } {
+function clientErrorAnswer(error: ConnectionError, socket: Socket, timeouts: RequestTimeouts): { status: number; detail: string } {
   const { code } = error;
   if (code === "HPE_HEADER_OVERFLOW") {
     return { status: 431, detail: `the request line and headers together are larger than ${maxHeaderSize} bytes` };
   }
-  if (code === "ERR_HTTP_REQUEST_TIMEOUT") return { status: 408, detail: "the request was not received in time" };
+  if (code === "ERR_HTTP_REQUEST_TIMEOUT") {
+    // node times out headers and whole requests alike; a request whose headers arrived has a response.
+    return currentResponse(socket) === undefined
+      ? { status: 408, detail: `the request's headers did not arrive within ${timeouts.headerTimeoutMs} ms` }
+      : { status: 408, detail: `the request did not arrive in full within ${timeouts.bodyTimeoutMs} ms` };
+  }
   if (code === "HPE_CHUNK_EXTENSIONS_OVERFLOW") return { status: 413, detail: "the chunk extensions of the body are too large" };
   if (FRAMING.has(code)) {
     // llhttp's reason is the only place that tells "both sent" (request smuggling's shape) apart.
@@ -70,26 +82,42 @@ function clientErrorAnswer(error: ConnectionError): { status: number; detail: st
  * would land inside it. node's own handler makes the same check, on the same field.
  */
 function responseUnderway(socket: Socket): boolean {
-  const current = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
-  return current?.headersSent === true;
+  return currentResponse(socket)?.headersSent === true;
 }
 
-/** fastify's `clientErrorHandler` (fastify calls it with itself as `this`): node could not parse the request; answer, then close. */
-export function clientErrorHandler(this: { readonly log: FastifyBaseLogger }, error: ConnectionError, socket: Socket): void {
-  // The client is gone: there is no one to answer.
-  if (error.code === "ECONNRESET" || socket.destroyed) return;
-  const id = randomUUID();
-  const { status, detail } = clientErrorAnswer(error);
-  const problem = unroutedProblem(status, detail, id);
-  this.log.debug({ requestId: id, instance: problem.instance, code: error.code }, "unreadable request refused");
-  if (socket.writable && !responseUnderway(socket)) {
-    const body = JSON.stringify(problem);
-    socket.write(
-      `HTTP/1.1 ${status} ${problem.title}\r\ncontent-type: ${PROBLEM_CONTENT_TYPE}\r\n` +
-        `content-length: ${Buffer.byteLength(body)}\r\nx-request-id: ${id}\r\nconnection: close\r\n\r\n${body}`,
-    );
-  }
-  socket.destroy();
+/** Whether the request node could not read was a HEAD, as far as its bytes tell. */
+function isHead(error: ConnectionError): boolean {
+  const raw = (error as ConnectionError & { rawPacket?: unknown }).rawPacket;
+  return Buffer.isBuffer(raw) && raw.subarray(0, 5).toString("latin1") === "HEAD ";
+}
+
+/** The response of the request being read on `socket`, once its headers have arrived. */
+function currentResponse(socket: Socket): ServerResponse | undefined {
+  return (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage ?? undefined;
+}
+
+/** fastify's `clientErrorHandler` (called with fastify as `this`): node could not read the request, or cut it for time; answer, then close. */
+export function clientErrorHandler(timeouts: RequestTimeouts) {
+  return function onClientError(this: { readonly log: FastifyBaseLogger }, error: ConnectionError, socket: Socket): void {
+    // The client is gone: there is no one to answer.
+    if (error.code === "ECONNRESET" || socket.destroyed) return;
+    // The request's own id when its headers arrived (so the client can match the answer), else a new one.
+    const id = requestIdOf(currentResponse(socket)?.req.headers["x-request-id"]);
+    const { status, detail } = clientErrorAnswer(error, socket, timeouts);
+    const problem = unroutedProblem(status, detail, id);
+    this.log.debug({ requestId: id, instance: problem.instance, code: error.code }, "unreadable request refused");
+    if (socket.writable && !responseUnderway(socket)) {
+      const body = JSON.stringify(problem);
+      // The answer to a HEAD has the headers of a GET's and no content (RFC 9110 §9.3.2): a
+      // client reads none, and would take the body for the start of a next response.
+      const content = isHead(error) ? "" : body;
+      socket.write(
+        `HTTP/1.1 ${status} ${problem.title}\r\ncontent-type: ${PROBLEM_CONTENT_TYPE}\r\n` +
+          `content-length: ${Buffer.byteLength(body)}\r\nx-request-id: ${id}\r\nconnection: close\r\n\r\n${content}`,
+      );
+    }
+    socket.destroy();
+  };
 }
 
 /**

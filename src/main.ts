@@ -1,7 +1,9 @@
 #!/usr/bin/env node
-// The gateway command: configuration, start, one log line, clean shutdown on SIGINT/SIGTERM.
+// The gateway command: configuration, start, one log line, and on SIGINT/SIGTERM a clean
+// shutdown bounded by --shutdown-timeout.
 import { ConfigError, helpText, loadConfig } from "./config.js";
 import { startGateway } from "./gateway.js";
+import type { Gateway } from "./gateway.js";
 
 async function main(): Promise<void> {
   let loaded;
@@ -28,6 +30,7 @@ async function main(): Promise<void> {
   const gateway = await startGateway(config, { level: config.logLevel });
   onSignal = (signal) => {
     gateway.app.log.info({ signal }, "shutting down");
+    exitAfter(config.shutdownTimeoutMs + SHUTDOWN_GRACE_MS, gateway);
     gateway.close().then(
       () => process.exit(0),
       (error: unknown) => {
@@ -37,6 +40,20 @@ async function main(): Promise<void> {
     );
   };
   if (signalled !== undefined) onSignal(signalled);
+}
+
+/**
+ * How long after its deadline a shutdown may still take (the embedded Manager lets its calls
+ * finish for up to 2 s) before the process exits regardless.
+ */
+const SHUTDOWN_GRACE_MS = 5_000;
+
+/** A last resort: whatever still holds the shutdown, the process ends after `ms`. */
+function exitAfter(ms: number, gateway: Gateway): void {
+  setTimeout(() => {
+    gateway.app.log.error({ ms }, "shutdown did not finish in time; exiting");
+    process.exit(1);
+  }, ms).unref();
 }
 
 main().catch((error: unknown) => {

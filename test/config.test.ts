@@ -17,7 +17,37 @@ describe("loadConfig", () => {
       logLevel: "info",
       sseHeartbeatMs: 15_000,
       sseBufferBytes: 1_048_576,
+      headerTimeoutMs: 10_000,
+      bodyTimeoutMs: 30_000,
+      idleTimeoutMs: 72_000,
+      maxConnections: 10_000,
+      shutdownTimeoutMs: 25_000,
+      allowedOrigins: [],
     });
+  });
+
+  it("reads the server limits, the shutdown deadline and the cross-site lists", () => {
+    expect(
+      config(["--header-timeout", "300", "--body-timeout", "400", "--idle-timeout", "500", "--max-connections", "3", "--shutdown-timeout", "0"]),
+    ).toMatchObject({ headerTimeoutMs: 300, bodyTimeoutMs: 400, idleTimeoutMs: 500, maxConnections: 3, shutdownTimeoutMs: 0 });
+    expect(
+      config([], {
+        ALLOWED_ORIGINS: "https://ui.example.com, http://localhost:3000,",
+        ALLOWED_HOSTS: "gateway.example.com,[::1]:8080,*",
+        SHUTDOWN_TIMEOUT_MS: "1000",
+      }),
+    ).toMatchObject({
+      allowedOrigins: ["https://ui.example.com", "http://localhost:3000"],
+      allowedHosts: ["gateway.example.com", "[::1]:8080", "*"],
+      shutdownTimeoutMs: 1000,
+    });
+    expect(config([]).allowedHosts).toBeUndefined();
+  });
+
+  it("refuses a header timeout longer than the body timeout, naming both", () => {
+    expect(() => config(["--header-timeout", "5000", "--body-timeout", "4000"])).toThrow(
+      "--header-timeout (HEADER_TIMEOUT_MS): must not exceed --body-timeout (BODY_TIMEOUT_MS) (got 5000 > 4000)",
+    );
   });
 
   it("prefers a flag to the environment, and the environment to the default", () => {
@@ -40,6 +70,14 @@ describe("loadConfig", () => {
     [["--sse-heartbeat", "0"], /--sse-heartbeat/],
     [["--sse-buffer", "10"], /--sse-buffer/],
     [["--bogus", "1"], /bogus/],
+    [["--header-timeout", "0"], /--header-timeout/],
+    [["--body-timeout", "soon"], /--body-timeout/],
+    [["--idle-timeout", "0"], /--idle-timeout/],
+    [["--max-connections", "0"], /--max-connections/],
+    [["--shutdown-timeout", "-1"], /--shutdown-timeout/],
+    [["--allowed-origin", "https://ui.example.com/app"], /--allowed-origin \(ALLOWED_ORIGINS\)/],
+    [["--allowed-origin", "null"], /--allowed-origin/],
+    [["--allowed-host", "http://gateway.example.com"], /--allowed-host \(ALLOWED_HOSTS\)/],
   ])("stops on %j with one line naming the setting", (argv, pattern) => {
     expect(() => config(argv)).toThrow(ConfigError);
     expect(() => config(argv)).toThrow(pattern);
@@ -51,7 +89,7 @@ describe("loadConfig", () => {
 
   it("asks for help with --help, which lists every setting", () => {
     expect(loadConfig(["--help"], {})).toEqual({ help: true });
-    for (const name of ["--port", "PORT", "--host", "--manager", "MANAGER_ADDRESS", "--data-dir", "--request-timeout", "--log-level", "--sse-heartbeat", "SSE_HEARTBEAT_MS", "--sse-buffer", "SSE_BUFFER_BYTES"]) {
+    for (const name of ["--port", "PORT", "--host", "--manager", "MANAGER_ADDRESS", "--data-dir", "--request-timeout", "--log-level", "--sse-heartbeat", "SSE_HEARTBEAT_MS", "--sse-buffer", "SSE_BUFFER_BYTES", "--header-timeout", "--body-timeout", "--idle-timeout", "--max-connections", "--shutdown-timeout", "SHUTDOWN_TIMEOUT_MS", "--allowed-origin", "ALLOWED_ORIGINS", "--allowed-host", "ALLOWED_HOSTS"]) {
       expect(helpText()).toContain(name);
     }
   });

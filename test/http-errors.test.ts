@@ -123,6 +123,14 @@ describe("requests node would answer itself", () => {
     });
   });
 
+  it("answers a HEAD it cannot read with a problem's headers and no content", async () => {
+    const answer = await send("HEAD /\u00e9 HTTP/1.1\r\nHost: localhost\r\nContent-Length: 2\r\n\r\n[]");
+    expect(answer.status).toBe(400);
+    expect(answer.headers["content-type"]).toBe("application/problem+json");
+    expect(Number(answer.headers["content-length"])).toBeGreaterThan(0);
+    expect(answer.body).toBe("");
+  });
+
   it("still serves an HTTP/1.0 request without Host", async () => {
     const answer = await send("GET /healthz HTTP/1.0\r\n\r\n");
     expect(answer.status).toBe(200);
@@ -164,14 +172,15 @@ describe("fastify's own refusals", () => {
     expect(res.json()).toMatchObject({ detail: "the path parameters are invalid", errors: [{ parameter: "jobId" }] });
   });
 
-  it("answers a media type it has no reader for with a 415 naming Content-Type, without quoting it", async () => {
+  it("answers a write in a media type it has no reader for with a 415 naming Content-Type, without quoting it", async () => {
     const res = await gw.app.inject({ method: "POST", url: "/v1/jobs", headers: { "content-type": "text/x-secret-type" }, payload: "x" });
     expect(res.statusCode).toBe(415);
     expect(res.body).not.toContain("secret");
     expect(res.json()).toMatchObject({
       status: 415,
-      detail: "the request body's media type is not supported",
-      errors: [{ header: "content-type", message: "is not a media type this gateway reads" }],
+      // The cross-site guard (src/server/cross-site.ts) refuses it before the body is read.
+      detail: "a request that changes something takes a JSON body (application/json or application/merge-patch+json), or none",
+      errors: [{ header: "content-type", message: "is not a JSON media type" }],
     });
   });
 });

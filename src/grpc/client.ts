@@ -5,6 +5,7 @@ import type { ChannelCredentials, ChannelOptions, ClientReadableStream } from "@
 import type { DescMethod, Message } from "@bufbuild/protobuf";
 import { methodCodec } from "./codec.js";
 import type { MethodCodec } from "./codec.js";
+import { callError } from "./dropped.js";
 import { GrpcError } from "./errors.js";
 import type { CallOptions, Client, ServiceShape } from "./types.js";
 
@@ -78,7 +79,7 @@ function unary(
       { deadline: deadline(options, defaultTimeoutMs) },
       (error, value) => {
         signal?.removeEventListener("abort", onAbort);
-        if (error !== null || value === undefined) reject(GrpcError.from(error));
+        if (error !== null || value === undefined) reject(callError(error));
         else resolve(value);
       },
     );
@@ -113,7 +114,7 @@ async function* serverStream(
     finished = true;
   } catch (error) {
     finished = true;
-    throw GrpcError.from(error);
+    throw callError(error);
   } finally {
     signal?.removeEventListener("abort", onAbort);
     // The consumer stopped early: tell the server, so it stops producing.

@@ -1,6 +1,12 @@
-// The gateway's one long-lived channel to the Manager, with typed clients for the Manager
-// service and for grpc.health.v1 on it.
-import type { Client as GrpcChannel } from "@grpc/grpc-js";
+// The gateway's channels to the Manager: one for unary calls and short reads, one for streams
+// (EventStream, CreateStatusChannel, and the JobSearch of GET /v1/jobs), each its own HTTP/2
+// connection. Streams are the calls that get cancelled (a client leaves, a search stops at
+// `limit`), and each cancellation is an RST_STREAM to the Manager; an HTTP/2 server counts
+// those per connection, and one that receives them faster than its limit (nghttp2, so a Node
+// Manager: a burst of 1,000, then 33/s) takes it for a rapid-reset attack and closes the whole
+// connection, failing every call on it. On their own connection, streams can no longer take
+// the unary calls (reads and writes of jobs, readiness) down with them.
+import type { Client as GrpcChannel, ChannelOptions } from "@grpc/grpc-js";
 import { Manager } from "../gen/norsk/api/manager_pb.js";
 import { Health } from "../gen/grpc/health/v1/health_pb.js";
 import { createChannel, createClient } from "./client.js";
@@ -8,28 +14,41 @@ import type { Client } from "./types.js";
 
 export interface ManagerConnection {
   readonly address: string;
+  /** The Manager service on `channel`: unary calls, and JobSearch by id (read to its end). */
   readonly manager: Client<typeof Manager>;
   readonly health: Client<typeof Health>;
+  /** The channel of unary calls. */
   readonly channel: GrpcChannel;
+  /** The Manager service on `streamChannel`, for the searches of GET /v1/jobs. */
+  readonly streams: Client<typeof Manager>;
+  /** The channel of streams, on a connection of its own. */
+  readonly streamChannel: GrpcChannel;
   close(): void;
 }
 
+const CHANNEL_OPTIONS: ChannelOptions = {
+  // Keep the connection warm and notice a dead Manager between requests.
+  "grpc.keepalive_time_ms": 30_000,
+  "grpc.keepalive_timeout_ms": 10_000,
+  "grpc.keepalive_permit_without_calls": 1,
+  // grpc-js shares one connection among the channels of a process that have the same target
+  // and options; a pool of the channel's own gives each channel its own connection.
+  "grpc.use_local_subchannel_pool": 1,
+};
+
 export function connectManager(address: string, defaultTimeoutMs: number): ManagerConnection {
-  const channel = createChannel(address, {
-    options: {
-      // Keep the connection warm and notice a dead Manager between requests.
-      "grpc.keepalive_time_ms": 30_000,
-      "grpc.keepalive_timeout_ms": 10_000,
-      "grpc.keepalive_permit_without_calls": 1,
-    },
-  });
+  const channel = createChannel(address, { options: CHANNEL_OPTIONS });
+  const streamChannel = createChannel(address, { options: CHANNEL_OPTIONS });
   return {
     address,
     manager: createClient(Manager, channel, { defaultTimeoutMs }),
     health: createClient(Health, channel, { defaultTimeoutMs }),
     channel,
+    streams: createClient(Manager, streamChannel, { defaultTimeoutMs }),
+    streamChannel,
     close: () => {
       channel.close();
+      streamChannel.close();
     },
   };
 }

@@ -3,6 +3,7 @@
 import { create } from "@bufbuild/protobuf";
 import type { CurrentJob, Job, Manager } from "../gen/norsk/api/manager_pb.js";
 import { JobSchema } from "../gen/norsk/api/manager_pb.js";
+import { readWithRetry } from "../grpc/dropped.js";
 import { Code, GrpcError } from "../grpc/errors.js";
 import type { CallOptions, Client } from "../grpc/types.js";
 import { ProblemError } from "../problem.js";
@@ -15,14 +16,17 @@ export type ManagerClient = Client<typeof Manager>;
  * than cancelled at the first match: a cancellation is an RST_STREAM, and a server that sees
  * many of them in a burst takes it for a rapid-reset attack and closes the whole connection,
  * failing every call on it (seen under load as INTERNAL "Session closed with error code 2").
+ * A read whose connection went away is made once more (src/grpc/dropped.ts).
  */
-export async function findJob(client: ManagerClient, jobId: string, options: CallOptions): Promise<CurrentJob | undefined> {
+export function findJob(client: ManagerClient, jobId: string, options: CallOptions): Promise<CurrentJob | undefined> {
   const request = { jobFilter: [{ jobFilter: { case: "idFilter" as const, value: { comparison: { case: "eq" as const, value: jobId } } } }] };
-  let found: CurrentJob | undefined;
-  for await (const current of client.jobSearch(request, options)) {
-    if (found === undefined && current.job?.jobId?.jobId === jobId) found = current;
-  }
-  return found;
+  return readWithRetry(async () => {
+    let found: CurrentJob | undefined;
+    for await (const current of client.jobSearch(request, options)) {
+      if (found === undefined && current.job?.jobId?.jobId === jobId) found = current;
+    }
+    return found;
+  }, options.signal);
 }
 
 export async function requireJob(client: ManagerClient, jobId: string, options: CallOptions): Promise<CurrentJob & { job: Job }> {

@@ -9,7 +9,10 @@ import type { FastifyPluginCallbackTypebox } from "@fastify/type-provider-typebo
 import type { FastifyReply, FastifyRequest } from "fastify";
 import fastJson from "fast-json-stringify";
 import type { CurrentJob } from "../gen/norsk/api/manager_pb.js";
+import { readWithRetry } from "../grpc/dropped.js";
+import type { CallOptions } from "../grpc/types.js";
 import { jobToJson, QueryError, searchRequestFromQuery } from "../json/index.js";
+import type { SearchQuery } from "../json/index.js";
 import { Job, JobList } from "../../schemas/job.js";
 import { JobSearchQuery } from "../../schemas/search.js";
 import { badRequest, toProblem } from "../problem.js";
@@ -53,8 +56,8 @@ export const jobSearchRoutes: FastifyPluginCallbackTypebox<SearchRoutesOptions> 
     },
     async (request, reply) => {
       const { request: search, limit } = parseQuery(request);
-      const jobs = client.jobSearch(search, callOptionsFor(request, reply, requestTimeoutMs))[Symbol.asyncIterator]();
-      const first = await jobs.next();
+      const options = callOptionsFor(request, reply, requestTimeoutMs);
+      const { jobs, first } = await startSearch(client, search, options);
       const ndjson = prefersNdjson(request.headers.accept);
       const lines = ndjson ? ndjsonBody(request, first, jobs, limit, stringifyJob) : jsonBody(first, jobs, limit, stringifyJob);
       // A stream is sent as it is, not through the response schema: widen the typed reply.
@@ -77,6 +80,17 @@ function parseQuery(request: FastifyRequest): ReturnType<typeof searchRequestFro
 }
 
 type Jobs = AsyncIterator<CurrentJob>;
+
+/**
+ * Starts the search and waits for its first job (or its end). Nothing has been sent to the
+ * client until then, so a search whose connection went away by then is made once more.
+ */
+function startSearch(client: ManagerClient, search: SearchQuery["request"], options: CallOptions): Promise<{ jobs: Jobs; first: IteratorResult<CurrentJob> }> {
+  return readWithRetry(async () => {
+    const jobs = client.jobSearch(search, options)[Symbol.asyncIterator]();
+    return { jobs, first: await jobs.next() };
+  }, options.signal);
+}
 type Stringify = (job: ReturnType<typeof jobToJson>) => string;
 
 /** The jobs in order, at most `limit`; stopping early cancels the gRPC stream. */

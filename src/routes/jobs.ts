@@ -1,6 +1,8 @@
 // The job resource (docs/ARCHITECTURE.md §5): create, read, replace, merge-patch, delete, complete. Each
-// route makes one gRPC call, except PATCH (read, then test-and-set write, retried) and a
-// create that meets an existing job (read, to tell a safe retry from a conflict).
+// route makes one gRPC call, except PATCH (read, then test-and-set write, retried), a DELETE
+// with an entity tag (read, fence, delete: job-delete.ts) and a create that meets an existing
+// job (read, to tell a safe retry from a conflict). The writes of one job through this gateway
+// run one at a time (job-write-queue.ts).
 import type { FastifyPluginCallbackTypebox } from "@fastify/type-provider-typebox";
 import type { FastifyReply } from "fastify";
 import { clone, equals } from "@bufbuild/protobuf";
@@ -13,6 +15,8 @@ import { badRequest, ProblemError } from "../problem.js";
 import { callOptionsFor } from "./call-context.js";
 import { expectedHash, findJob, notFound, preconditionFailed, requireJob, updateJob } from "./job-access.js";
 import type { ManagerClient } from "./job-access.js";
+import { DELETING_TAG, beingDeleted, deleteJob, isBeingDeleted, refuseDeletingTag } from "./job-delete.js";
+import { JobWriteQueue } from "./job-write-queue.js";
 import { applyMergePatch } from "./merge-patch.js";
 import { etagOf, noneMatch, parseIfMatch } from "./preconditions.js";
 import type { IfMatch } from "./preconditions.js";
@@ -36,6 +40,8 @@ export interface JobsRoutesOptions {
   readonly requestTimeoutMs: number;
   /** Attempts of a PATCH whose test-and-set loses to a concurrent change. Default: 3. */
   readonly patchAttempts?: number;
+  /** Writes of one job that may wait behind the running one (job-write-queue.ts); one more is a 429. Default: 100. */
+  readonly maxWaitingWrites?: number;
 }
 
 /** A Job field's property name in protobuf-es, by its JSON name; built once. */
@@ -47,6 +53,7 @@ const NOT_REMOVABLE = ["jobId", "startDateTime"] as const;
 export const jobsRoutes: FastifyPluginCallbackTypebox<JobsRoutesOptions> = (app, options, done) => {
   const { client, requestTimeoutMs } = options;
   const patchAttempts = options.patchAttempts ?? 3;
+  const writes = new JobWriteQueue({ maxWaiting: options.maxWaitingWrites });
   const callOptions = (request: Parameters<typeof callOptionsFor>[0], reply: FastifyReply) =>
     callOptionsFor(request, reply, requestTimeoutMs);
 
@@ -64,7 +71,8 @@ export const jobsRoutes: FastifyPluginCallbackTypebox<JobsRoutesOptions> = (app,
         description:
           "CreateJob. Only `jobId` and `startDateTime` are required; every other field defaults to its zero value. " +
           "The answer is the job as accepted with the hash the Manager returned, and its `Location` and `ETag`. " +
-          "Sending the same job again is a safe retry (200 with the stored job); a different job under the same id is a 409.",
+          "Sending the same job again is a safe retry (200 with the stored job); a different job under the same id is a 409. " +
+          `The tag ${DELETING_TAG} is reserved to the gateway (400).`,
         body: JobInput,
         response: {
           200: jsonResponse(JobJsonSchema, "OK: an identical job already exists (a safe retry); this is the stored job.", { ETag: ETagHeader, Location: LocationHeader }),
@@ -76,6 +84,7 @@ export const jobsRoutes: FastifyPluginCallbackTypebox<JobsRoutesOptions> = (app,
     async (request, reply) => {
       const job = jobFromJson(request.body);
       if ((job.jobId?.jobId ?? "") === "") throw badRequest("jobId must not be empty", [{ pointer: "/jobId", message: "must not be empty" }]);
+      refuseDeletingTag(job.tags);
       const { job: stored, status } = await createOrRecognise(client, job, callOptions(request, reply));
       void reply.header("location", `/v1/jobs/${encodeURIComponent(stored.jobId?.jobId ?? "")}`);
       return sendJob(reply, stored, status);
@@ -118,13 +127,22 @@ export const jobsRoutes: FastifyPluginCallbackTypebox<JobsRoutesOptions> = (app,
         summary: "Replace a job",
         description:
           "UpdateJob: a full replacement; fields left out take their zero value. `If-Match`, or a non-zero `currentHash` in the body, " +
-          "makes it conditional (412 when stale, and nothing is written). GET then PUT of the same body changes nothing.",
+          "makes it conditional (412 when stale, and nothing is written). GET then PUT of the same body changes nothing. " +
+          `The tag ${DELETING_TAG} is reserved to the gateway (400).`,
         params: JobIdParams,
         headers: IfMatchHeaders,
         body: JobInput,
         response: {
           200: jsonResponse(JobJsonSchema, "OK: the job as replaced, with its new hash.", { ETag: ETagHeader }),
-          ...errorResponses(400, [404, "no job has this id"], [409, "the job changed concurrently (ABORTED) and no precondition was asked for"], 412, 413, 415),
+          ...errorResponses(
+            400,
+            [404, "no job has this id"],
+            [409, "the job changed concurrently (ABORTED) and no precondition was asked for"],
+            412,
+            413,
+            415,
+            [429, "too many changes of this job are waiting in this gateway"],
+          ),
         },
       },
     },
@@ -133,11 +151,13 @@ export const jobsRoutes: FastifyPluginCallbackTypebox<JobsRoutesOptions> = (app,
       if (job.jobId?.jobId !== request.params.jobId) {
         throw badRequest("jobId in the body differs from the path", [{ pointer: "/jobId", message: "must equal the jobId of the path" }]);
       }
+      refuseDeletingTag(job.tags);
       const ifMatch = parseIfMatch(request.headers["if-match"]);
       if (ifMatch.kind === "never") throw preconditionFailed("a weak entity tag never matches If-Match");
       const expected = expectedHash(ifMatch, job.currentHash);
       const clientAsked = ifMatch.kind !== "none" || job.currentHash !== 0n;
-      job.currentHash = await updateJob(client, job, expected, clientAsked, callOptions(request, reply));
+      const options = callOptions(request, reply);
+      job.currentHash = await writes.run(request.params.jobId, options, () => updateJob(client, job, expected, clientAsked, options));
       return sendJob(reply, job);
     },
   );
@@ -153,14 +173,24 @@ export const jobsRoutes: FastifyPluginCallbackTypebox<JobsRoutesOptions> = (app,
         description:
           "JSON Merge Patch (RFC 7396): what the patch names changes, `null` removes it, everything else is kept, including fields " +
           "this gateway does not know. Written with a test-and-set on the hash read, retried up to 3 times when another writer " +
-          "comes between; with `If-Match`, a changed job is a 412 instead.",
+          "comes between; with `If-Match`, a changed job is a 412 instead. PATCHes of one job through one gateway run one after " +
+          "the other, so they never compete with each other. A job that a conditional DELETE is deleting (it carries the tag " +
+          `${DELETING_TAG}) is not patched: 409.`,
         consumes: ["application/merge-patch+json", "application/json"],
         params: JobIdParams,
         headers: IfMatchHeaders,
         body: JobPatch,
         response: {
           200: jsonResponse(JobJsonSchema, "OK: the job as patched, with its new hash.", { ETag: ETagHeader }),
-          ...errorResponses(400, [404, "no job has this id"], [409, "the job kept changing; the gateway gave up after 3 attempts"], 412, 413, 415),
+          ...errorResponses(
+            400,
+            [404, "no job has this id"],
+            [409, "the job kept changing (the gateway gave up after 3 attempts), or a conditional DELETE is deleting it"],
+            412,
+            413,
+            415,
+            [429, "too many changes of this job are waiting in this gateway"],
+          ),
         },
       },
     },
@@ -170,14 +200,8 @@ export const jobsRoutes: FastifyPluginCallbackTypebox<JobsRoutesOptions> = (app,
       const ifMatch = parseIfMatch(request.headers["if-match"]);
       if (ifMatch.kind === "never") throw preconditionFailed("a weak entity tag never matches If-Match");
       const options = callOptions(request, reply);
-      for (let attempt = 1; ; attempt++) {
-        const next = await patchOnce(client, request.params.jobId, patch, ifMatch, options);
-        if (next !== LOST_RACE) return sendJob(reply, next);
-        if (ifMatch.kind === "hash") throw preconditionFailed("the job changed after the entity tag was read");
-        if (attempt >= patchAttempts) {
-          throw new ProblemError(409, `the job kept changing; gave up after ${patchAttempts} attempts`, undefined, "ABORTED");
-        }
-      }
+      const { jobId } = request.params;
+      return sendJob(reply, await writes.run(jobId, options, () => patchJob(client, jobId, patch, ifMatch, patchAttempts, options)));
     },
   );
 
@@ -188,23 +212,27 @@ export const jobsRoutes: FastifyPluginCallbackTypebox<JobsRoutesOptions> = (app,
         operationId: "deleteJob",
         tags: ["jobs"],
         summary: "Delete a job",
-        description: "DeleteJob. With `If-Match`, only if the job's ETag is that one (412 otherwise, also when the job does not exist).",
+        description:
+          "DeleteJob. With `If-Match: *`, only if the job exists; with an entity tag, only if the job's ETag is that one (412 otherwise, " +
+          "also when the job does not exist), and no change made with that ETag is lost: since DeleteJob takes no hash, the gateway " +
+          `first writes the job with the reserved tag ${DELETING_TAG} by a test-and-set on that ETag, which ` +
+          "fails every other write conditional on it (412), then deletes. Should the delete fail after that write, the job stays with " +
+          "the tag and a new ETag: read it and delete again. Not covered: a write without If-Match through another gateway replica " +
+          "between the two steps is deleted with the job.",
         params: JobIdParams,
         headers: IfMatchHeaders,
-        response: { 204: emptyResponse("No Content: the job is deleted."), ...errorResponses(400, [404, "no job has this id"], 412) },
+        response: {
+          204: emptyResponse("No Content: the job is deleted."),
+          ...errorResponses(400, [404, "no job has this id"], 412, [429, "too many changes of this job are waiting in this gateway"]),
+        },
       },
     },
     async (request, reply) => {
       const ifMatch = parseIfMatch(request.headers["if-match"]);
       if (ifMatch.kind === "never") throw preconditionFailed("a weak entity tag never matches If-Match");
       const options = callOptions(request, reply);
-      if (ifMatch.kind !== "none") {
-        // DeleteJob takes no hash: the precondition is checked by a read just before it.
-        const current = await findJob(client, request.params.jobId, options);
-        if (current?.job === undefined) throw preconditionFailed("the job does not exist");
-        if (ifMatch.kind === "hash" && current.job.currentHash !== ifMatch.hash) throw preconditionFailed("the job's ETag differs from If-Match");
-      }
-      await client.deleteJob({ jobId: request.params.jobId }, options).catch(notFoundAs(notFound(request.params.jobId).detail));
+      const { jobId } = request.params;
+      await writes.run(jobId, options, () => deleteJob(client, jobId, ifMatch, request.id, options));
       return reply.code(204).send(null);
     },
   );
@@ -218,11 +246,16 @@ export const jobsRoutes: FastifyPluginCallbackTypebox<JobsRoutesOptions> = (app,
         summary: "Complete (stop) a job",
         description: "CompleteJob: stops every running instance; the job's state becomes `post`, which is final. Completing a completed job changes nothing.",
         params: JobIdParams,
-        response: { 204: emptyResponse("No Content: the job is complete."), ...errorResponses(400, [404, "no job has this id"]) },
+        response: {
+          204: emptyResponse("No Content: the job is complete."),
+          ...errorResponses(400, [404, "no job has this id"], [429, "too many changes of this job are waiting in this gateway"]),
+        },
       },
     },
     async (request, reply) => {
-      await client.completeJob({ jobId: request.params.jobId }, callOptions(request, reply)).catch(notFoundAs(notFound(request.params.jobId).detail));
+      const options = callOptions(request, reply);
+      const { jobId } = request.params;
+      await writes.run(jobId, options, () => client.completeJob({ jobId }, options).catch(notFoundAs(notFound(jobId).detail)));
       return reply.code(204).send(null);
     },
   );
@@ -250,6 +283,27 @@ async function createOrRecognise(client: ManagerClient, job: Job, options: CallO
 const LOST_RACE = Symbol("lost race");
 
 /**
+ * A PATCH: read-merge-write until a write wins, at most `attempts` times. Each loss is another
+ * writer's change (another replica's: this gateway's own writes of the job are queued), so with
+ * If-Match the first loss is a 412, and without it the patch is merged into the newer job.
+ */
+async function patchJob(
+  client: ManagerClient,
+  jobId: string,
+  patch: Record<string, unknown>,
+  ifMatch: IfMatch,
+  attempts: number,
+  options: CallOptions,
+): Promise<Job> {
+  for (let attempt = 1; ; attempt++) {
+    const next = await patchOnce(client, jobId, patch, ifMatch, options);
+    if (next !== LOST_RACE) return next;
+    if (ifMatch.kind === "hash") throw preconditionFailed("the job changed after the entity tag was read");
+    if (attempt >= attempts) throw new ProblemError(409, `the job kept changing; gave up after ${attempts} attempts`, undefined, "ABORTED");
+  }
+}
+
+/**
  * One read-merge-write of a PATCH: the write is a test-and-set on the hash just read (If-Match,
  * when given, was checked against that same hash). LOST_RACE when another writer came between.
  */
@@ -262,6 +316,8 @@ async function patchOnce(
 ): Promise<Job | typeof LOST_RACE> {
   const { job: read } = await requireJob(client, jobId, options);
   if (ifMatch.kind === "hash" && ifMatch.hash !== read.currentHash) throw preconditionFailed("the job's ETag differs from If-Match");
+  // Written now, the patch could land between a DELETE's fence and its DeleteJob, and be lost.
+  if (isBeingDeleted(read)) throw beingDeleted();
   const next = patched(read, patch);
   try {
     next.currentHash = await updateJob(client, next, read.currentHash, false, options);
@@ -288,6 +344,7 @@ function checkPatchable(patch: Record<string, unknown>, jobId: string): void {
   if (patch.jobId !== undefined && patch.jobId !== jobId) {
     throw badRequest("a patch cannot change jobId", [{ pointer: "/jobId", message: "must equal the jobId of the path" }]);
   }
+  refuseDeletingTag(patch.tags);
   if (patch.currentHash !== undefined) {
     throw badRequest("currentHash cannot be patched; use If-Match for a conditional change", [
       { pointer: "/currentHash", message: "cannot be patched" },

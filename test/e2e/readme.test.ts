@@ -12,17 +12,31 @@ const run = promisify(execFile);
 interface Example {
   readonly command: string;
   readonly status: number;
-  readonly body?: unknown;
+  /** The body shown: one JSON value, or for NDJSON one per line. */
+  readonly body?: { readonly format: "json" | "ndjson"; readonly values: unknown[] };
 }
 
-/** ```sh blocks that start with curl, each followed by <!-- expect: N --> and maybe a ```json block. */
+/**
+ * ```sh blocks that start with curl, each followed by <!-- expect: N --> and maybe the body it
+ * answers, as a ```json block (one value) or an ```ndjson block (one value per line).
+ */
 function examples(markdown: string): Example[] {
-  const pattern = /```sh\n(curl[\s\S]*?)```\n<!-- expect: (\d{3}) -->\n(?:```json\n([\s\S]*?)```\n)?/g;
+  const pattern = /```sh\n(curl[\s\S]*?)```\n<!-- expect: (\d{3}) -->\n(?:```(json|ndjson)\n([\s\S]*?)```\n)?/g;
   return [...markdown.matchAll(pattern)].map((m) => ({
     command: m[1] ?? "",
     status: Number(m[2]),
-    ...(m[3] === undefined ? {} : { body: JSON.parse(m[3]) as unknown }),
+    ...(m[3] === "json" || m[3] === "ndjson" ? { body: { format: m[3], values: parseBody(m[3], m[4] ?? "") } } : {}),
   }));
+}
+
+/** The values of a body: the one JSON value, or each NDJSON line's; `requestId` left out (it varies). */
+function parseBody(format: "json" | "ndjson", text: string): unknown[] {
+  const texts = format === "json" ? [text] : text.trimEnd().split("\n");
+  return texts.map((t) => {
+    const value = JSON.parse(t) as unknown;
+    if (typeof value === "object" && value !== null && "requestId" in value) delete value.requestId;
+    return value;
+  });
 }
 
 const README = readFileSync("README.md", "utf8");
@@ -59,12 +73,7 @@ describe("README", () => {
     const status = Number(stdout.slice(at + 1));
     const body = stdout.slice(0, at);
     expect(status, body).toBe(example.status);
-    if (example.body !== undefined) {
-      const actual = JSON.parse(body) as Record<string, unknown>;
-      delete actual.requestId;
-      expect(actual).toEqual(example.body);
-    } else if (body.trim() !== "") {
-      for (const line of body.trim().split("\n")) expect(() => JSON.parse(line) as unknown).not.toThrow();
-    }
+    if (example.body === undefined) expect(body).toBe("");
+    else expect(parseBody(example.body.format, body)).toEqual(example.body.values);
   });
 });

@@ -1,11 +1,29 @@
 // startManager(): options, address, stats, close.
 import { describe, expect, it } from "vitest";
 import { existsSync } from "node:fs";
+import { createServer } from "node:net";
 import { join } from "node:path";
 import { Manager } from "../../src/gen/norsk/api/manager_pb.js";
 import { Code, createChannel, createClient } from "../../src/grpc/index.js";
 import { MANAGER_DEFAULTS, startManager } from "../../src/manager/index.js";
 import { grpcErrorOf, removeDir, simpleJob, tempDataDir } from "./harness.js";
+
+/** Whether this machine can listen on the IPv6 loopback at all; the IPv6 test needs it. */
+async function canListenOn(host: string): Promise<boolean> {
+  const server = createServer();
+  return new Promise((resolve) => {
+    server.once("error", () => {
+      resolve(false);
+    });
+    server.listen(0, host, () => {
+      server.close(() => {
+        resolve(true);
+      });
+    });
+  });
+}
+
+const IPV6_LOOPBACK = await canListenOn("::1");
 
 describe("startManager", () => {
   it("documents its defaults: port 6790, host 127.0.0.1, data dir ./data", () => {
@@ -26,9 +44,8 @@ describe("startManager", () => {
     }
   });
 
-  it("brackets an IPv6 host in its address", async () => {
-    const manager = await startManager({ port: 0, host: "::1", dataDir: ":memory:" }).catch(() => undefined);
-    if (manager === undefined) return; // no IPv6 loopback on this machine
+  it.skipIf(!IPV6_LOOPBACK)(`brackets an IPv6 host in its address${IPV6_LOOPBACK ? "" : " (skipped: this machine cannot listen on ::1)"}`, async () => {
+    const manager = await startManager({ port: 0, host: "::1", dataDir: ":memory:" });
     try {
       expect(manager.address).toBe(`[::1]:${manager.port}`);
       const channel = createChannel(manager.address);

@@ -8,7 +8,7 @@ import type { HealthCheckResponse } from "../../src/gen/grpc/health/v1/health_pb
 import { Job_JobState, Manager } from "../../src/gen/norsk/api/manager_pb.js";
 import type { EventStreamEvent, NorskStatusEvent } from "../../src/gen/norsk/api/manager_pb.js";
 import { Log_Level } from "../../src/gen/norsk/api/common_pb.js";
-import { Code, createChannel, createClient } from "../../src/grpc/index.js";
+import { Code, GrpcError, createChannel, createClient } from "../../src/grpc/index.js";
 import { EventReader, eventually, grpcErrorOf, kinds, simpleJob, startHarness } from "./harness.js";
 import type { Harness } from "./harness.js";
 
@@ -247,7 +247,8 @@ describe("EventStream", () => {
     await reader.next();
     await h.manager.close();
     const error = await reader.error();
-    expect(error).toBeDefined();
+    expect(error).toBeInstanceOf(GrpcError);
+    expect(error).toMatchObject({ code: Code.UNAVAILABLE, details: "the manager is shutting down" });
     expect(h.manager.stats().openEventStreams).toBe(0);
     await h.dispose();
   });

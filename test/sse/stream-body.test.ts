@@ -1,66 +1,118 @@
-// How an event-stream body starts: a call that cannot even be opened (open() throws), fails
-// at once or never answers is a failed start, which the route answers as an ordinary problem;
-// never an exception from a timer that outlives it.
+// StreamBody's per-client bound, to the byte. On the wire the bound hides behind the sockets'
+// buffers (how much they take is the kernel's business), so it is pinned here instead: a body
+// that nobody reads (a client that never reads) fed by the class's own injection point, `open`,
+// with real messages through the real decoder and framing. The contract: a frame is queued only
+// if what would then be waiting, that frame included, is at most `bufferLimitBytes`.
 import { IncomingMessage, ServerResponse } from "node:http";
 import { Socket } from "node:net";
-import { describe, expect, it } from "vitest";
-import { Code, GrpcError } from "../../src/grpc/errors.js";
-import { ProblemError } from "../../src/problem.js";
+import { create, toBinary } from "@bufbuild/protobuf";
+import { afterEach, describe, expect, it } from "vitest";
+import { EventStreamEventSchema } from "../../src/gen/norsk/api/manager_pb.js";
 import type { ProblemBody } from "../../src/problem.js";
-import { StreamBody } from "../../src/sse/stream-body.js";
-import type { OpenUpstream } from "../../src/sse/upstream.js";
+import { EventDecoder } from "../../src/sse/decoder.js";
+import { formatError, formatEvent } from "../../src/sse/frames.js";
+import { SlowClientError, StreamBody } from "../../src/sse/stream-body.js";
+import type { UpstreamHandlers } from "../../src/sse/upstream.js";
 
-function bodyWith(open: OpenUpstream, startTimeoutMs = 20): StreamBody {
-  return new StreamBody({
-    heartbeatMs: 1_000,
-    bufferLimitBytes: 1024,
-    format: "sse",
-    open,
-    decode: () => undefined,
-    startTimeoutMs,
-    problemOf: (): ProblemBody => ({ type: "about:blank", title: "Error", status: 500, detail: "", instance: "/", requestId: "r" }),
-    response: new ServerResponse(new IncomingMessage(new Socket())),
-  });
+const LIMIT = 4096;
+const decoder = new EventDecoder(EventStreamEventSchema);
+
+/** A jobDeleted message whose SSE frame, numbered `id`, is exactly `size` bytes long. */
+function messageOfFrameSize(size: number, id: number): { bytes: Buffer; frame: string } {
+  const messageFor = (jobId: string) =>
+    Buffer.from(toBinary(EventStreamEventSchema, create(EventStreamEventSchema, { event: { case: "jobDeleted", value: { jobId: { jobId } } } })));
+  const frameOf = (bytes: Buffer) => {
+    const event = decoder.decode(bytes);
+    if (event === undefined) throw new Error("jobDeleted did not decode");
+    return formatEvent("sse", event, id);
+  };
+  const overhead = Buffer.byteLength(frameOf(messageFor("")));
+  const bytes = messageFor("x".repeat(size - overhead));
+  const frame = frameOf(bytes);
+  expect(Buffer.byteLength(frame)).toBe(size);
+  return { bytes, frame };
 }
 
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const problemOf = (error: unknown): ProblemBody => ({
+  type: "about:blank",
+  title: "Too Many Requests",
+  status: 429,
+  detail: error instanceof Error ? error.message : String(error),
+  instance: "/v1/events",
+  requestId: "r-1",
+});
 
-describe("StreamBody's start", () => {
-  it("fails the start with the error open() throws, and leaves no timer behind to fire", async () => {
-    const thrown = new Error("Metadata key \"a!b\" contains illegal characters");
-    const body = bodyWith(() => {
-      throw thrown;
-    });
-    await expect(body.started).rejects.toBe(thrown);
-    // Past the start timeout: a timer armed before open() threw would fire here.
-    await pause(60);
-  });
+const bodies: StreamBody[] = [];
+afterEach(() => {
+  for (const body of bodies.splice(0)) body.destroy();
+});
 
-  it("fails the start with an error reported while open() runs, and does not arm the timer", async () => {
-    let cancels = 0;
-    const failure = new GrpcError(Code.UNAVAILABLE, "no connection");
-    const body = bodyWith((handlers) => {
-      handlers.error(failure);
+/** A started body with LIMIT bytes of room that nobody reads; `deliver` plays the Manager. */
+function unreadBody() {
+  let upstream: UpstreamHandlers | undefined;
+  const seen = { cancelled: 0, failures: [] as unknown[] };
+  const body = new StreamBody({
+    format: "sse",
+    heartbeatMs: 3_600_000, // no heartbeat may add to the buffer during a test
+    bufferLimitBytes: LIMIT,
+    startTimeoutMs: 60_000,
+    open: (handlers) => {
+      upstream = handlers;
       return () => {
-        cancels++;
+        seen.cancelled++;
       };
-    });
-    await expect(body.started).rejects.toBe(failure);
-    await pause(60);
-    expect(cancels).toBe(0);
+    },
+    decode: (bytes) => decoder.decode(bytes),
+    problemOf,
+    response: new ServerResponse(new IncomingMessage(new Socket())),
+    onFailure: (error) => seen.failures.push(error),
+  });
+  bodies.push(body);
+  const deliver = (bytes: Buffer): void => {
+    if (upstream === undefined) throw new Error("the stream was not opened");
+    upstream.message(bytes);
+  };
+  return { body, seen, deliver };
+}
+
+/** Everything the body holds for its client, up to its end. */
+async function textOf(body: StreamBody): Promise<string> {
+  let text = "";
+  for await (const chunk of body) text += String(chunk);
+  return text;
+}
+
+const slowClientError = `the client fell more than ${LIMIT} bytes behind`;
+
+describe("StreamBody's bound on what waits for a client", () => {
+  it("queues a frame that brings what is waiting to exactly bufferLimitBytes", async () => {
+    const { body, seen, deliver } = unreadBody();
+    const first = messageOfFrameSize(1000, 1);
+    const second = messageOfFrameSize(LIMIT - 1000, 2);
+    deliver(first.bytes);
+    await body.started;
+    deliver(second.bytes);
+    expect(body.readableLength).toBe(LIMIT);
+    expect(seen).toEqual({ cancelled: 0, failures: [] });
   });
 
-  it("still fails a call that never starts at the start timeout, cancelling it once", async () => {
-    let cancels = 0;
-    const body = bodyWith(() => () => {
-      cancels++;
-    });
-    const error: unknown = await body.started.then(
-      () => undefined,
-      (reason: unknown) => reason,
-    );
-    expect(error).toBeInstanceOf(ProblemError);
-    expect(error).toMatchObject({ status: 504, code: "DEADLINE_EXCEEDED" });
-    expect(cancels).toBe(1);
+  it("ends the stream with the error event, instead of queuing, a frame that would leave bufferLimitBytes + 1 waiting", async () => {
+    const { body, seen, deliver } = unreadBody();
+    const first = messageOfFrameSize(1000, 1);
+    const second = messageOfFrameSize(LIMIT - 1000 + 1, 2);
+    deliver(first.bytes);
+    await body.started;
+    deliver(second.bytes);
+    expect(seen.failures).toEqual([new SlowClientError(slowClientError)]);
+    expect(seen.cancelled).toBe(1); // the Manager's stream is released at once
+    expect(await textOf(body)).toBe(first.frame + formatError("sse", problemOf(new Error(slowClientError))));
+  });
+
+  it("counts the frame being queued: a first frame larger than bufferLimitBytes ends the stream with nothing else waiting", async () => {
+    const { body, seen, deliver } = unreadBody();
+    deliver(messageOfFrameSize(LIMIT + 1, 1).bytes);
+    await body.started;
+    expect(seen.failures).toEqual([new SlowClientError(slowClientError)]);
+    expect(await textOf(body)).toBe(formatError("sse", problemOf(new Error(slowClientError))));
   });
 });

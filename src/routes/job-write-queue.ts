@@ -1,0 +1,64 @@
+// The writes of one job through this gateway, one at a time. The Manager's test-and-set makes
+// concurrent writes safe but not cheap: PATCHes of one job racing each other lose and retry,
+// and after 3 losses give up with a 409 although nothing but this gateway's own requests
+// competed. Queued per job, they meet no competitor from this process: each reads the job the
+// previous one wrote. The retries remain for writers the queue cannot see (other replicas).
+// Queueing also keeps this process's writes of a job out of a conditional DELETE's window
+// between its fence and DeleteJob (job-delete.ts).
+import { KeyedMutex, MutexQueueFullError } from "../keyed-mutex.js";
+import { Code, GrpcError } from "../grpc/errors.js";
+import type { CallOptions } from "../grpc/types.js";
+import { ProblemError } from "../problem.js";
+
+export interface JobWriteQueueOptions {
+  /** Writes of one job that may wait behind the running one; one more is a 429. Default: 100. */
+  readonly maxWaiting?: number;
+}
+
+export class JobWriteQueue {
+  readonly #mutex: KeyedMutex;
+  readonly #maxWaiting: number;
+
+  constructor(options: JobWriteQueueOptions = {}) {
+    this.#maxWaiting = options.maxWaiting ?? 100;
+    this.#mutex = new KeyedMutex({ maxWaiters: this.#maxWaiting });
+  }
+
+  /** Jobs with a write running or waiting; 0 when idle. */
+  get size(): number {
+    return this.#mutex.size;
+  }
+
+  /**
+   * Runs `write` once the earlier writes of `jobId` have finished. The wait ends with the
+   * request: when the client goes away (CANCELLED) or after the request's deadline, `timeoutMs`
+   * (DEADLINE_EXCEEDED, a 504); `write` then never runs.
+   */
+  async run<T>(jobId: string, options: CallOptions, write: () => Promise<T>): Promise<T> {
+    const signal = waitSignal(options);
+    try {
+      return await this.#mutex.run(jobId, write, signal);
+    } catch (error) {
+      throw this.#waitProblem(error, signal) ?? error;
+    }
+  }
+
+  /** The answer for a wait that ended without running the write; undefined for the write's own errors. */
+  #waitProblem(error: unknown, signal: AbortSignal | undefined): Error | undefined {
+    if (error instanceof MutexQueueFullError) {
+      return new ProblemError(429, `too many changes of this job are waiting (at most ${this.#maxWaiting}); try again later`, undefined, "RESOURCE_EXHAUSTED");
+    }
+    if (signal?.aborted !== true || error !== signal.reason) return undefined;
+    if (error instanceof DOMException && error.name === "TimeoutError") {
+      return new GrpcError(Code.DEADLINE_EXCEEDED, "earlier changes of this job did not finish before the deadline");
+    }
+    return new GrpcError(Code.CANCELLED, "the client went away while the change waited");
+  }
+}
+
+function waitSignal(options: CallOptions): AbortSignal | undefined {
+  const signals: AbortSignal[] = [];
+  if (options.signal !== undefined) signals.push(options.signal);
+  if (options.timeoutMs !== undefined) signals.push(AbortSignal.timeout(options.timeoutMs));
+  return signals.length === 0 ? undefined : AbortSignal.any(signals);
+}

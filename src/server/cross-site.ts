@@ -1,0 +1,155 @@
+// Cross-site protection: no web page of another site can change anything through the gateway,
+// even one on a user's own machine. A browser sends a cross-site POST without asking first (no
+// CORS preflight) only with a "simple" Content-Type (text/plain, a form, multipart) or none, and
+// always with an Origin header; PUT, PATCH and DELETE, or a JSON body, need a preflight, which
+// fails here since the gateway sends no CORS headers. So a request that changes something
+// (any method but GET, HEAD and OPTIONS) is refused when
+//   - its Origin is neither in the allow-list nor the gateway's own origin (403), or
+//   - it has a Content-Type that is not JSON (415): no route takes any other body.
+// Requests without an Origin (curl, other servers) are as before.
+//
+// DNS rebinding (a page of evil.example whose name is then pointed at 127.0.0.1) reaches the
+// gateway with its own name in the Host header; a Host that is not one of the gateway's names is
+// refused (421), for every method. Names are matched without their port (a name alone allows any
+// port; name:port only that one), so that a port mapping (docker -p, kubectl port-forward) works.
+// Bound to loopback, the gateway's names are known (localhost, 127.0.0.1, [::1], the listen
+// address); bound to any other address, they are not (DNS names, a load balancer's, a
+// Kubernetes Service's), so any Host is accepted unless configured; its own origin then counts
+// only for a Host that cannot be rebound: an IP address, or localhost.
+import { isIP } from "node:net";
+import type { FastifyRequest } from "fastify";
+import { ProblemError } from "../problem.js";
+
+export interface CrossSiteOptions {
+  /**
+   * The names requests may be addressed to (the Host header): `name` (any port) or `name:port`;
+   * `*` for any. Default: LOOPBACK_HOSTS.
+   */
+  readonly allowedHosts?: readonly string[];
+  /** Origins (scheme://host[:port]) whose pages may send requests that change something. Default: none. */
+  readonly allowedOrigins?: readonly string[];
+}
+
+export const ANY_HOST = "*";
+
+/** The names of this machine's loopback interface. */
+export const LOOPBACK_HOSTS: readonly string[] = ["localhost", "127.0.0.1", "[::1]"];
+
+/** A host name or IP literal (IPv6 in brackets), with an optional port. */
+export const HOST_PATTERN = "^(\\[[0-9A-Fa-f:.]+\\]|[A-Za-z0-9.-]+)(:[0-9]{1,5})?$";
+/** An origin as a browser sends it: scheme://host[:port], no path. */
+export const ORIGIN_PATTERN = "^https?://(\\[[0-9A-Fa-f:.]+\\]|[A-Za-z0-9.-]+)(:[0-9]{1,5})?$";
+
+const HOST = new RegExp(HOST_PATTERN);
+
+/** The hosts allowed by default for a gateway listening on `listenHost`. */
+export function defaultAllowedHosts(listenHost: string): readonly string[] {
+  if (!isLoopback(listenHost)) return [ANY_HOST];
+  const own = isIP(listenHost) === 6 ? `[${listenHost}]` : listenHost.toLowerCase();
+  return LOOPBACK_HOSTS.includes(own) ? LOOPBACK_HOSTS : [...LOOPBACK_HOSTS, own];
+}
+
+function isLoopback(host: string): boolean {
+  const name = host.toLowerCase();
+  return name === "localhost" || name === "::1" || /^(::ffff:)?127\.\d+\.\d+\.\d+$/.test(name);
+}
+
+interface Authority {
+  /** Lower case, without a trailing dot; an IPv6 address in brackets. */
+  readonly name: string;
+  /** "" when absent. */
+  readonly port: string;
+}
+
+function parseAuthority(text: string): Authority | undefined {
+  const match = HOST.exec(text);
+  if (match === null) return undefined;
+  return { name: (match[1] ?? "").toLowerCase().replace(/\.$/, ""), port: (match[2] ?? "").slice(1) };
+}
+
+/** Methods that change nothing (RFC 9110 §9.2.1); every other one is checked. */
+const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
+const JSON_TYPES = new Set(["application/json", "application/merge-patch+json"]);
+
+/** The onRequest hook enforcing `options` (see the top of this file). */
+export function crossSiteGuard(options: CrossSiteOptions): (request: FastifyRequest) => Promise<void> {
+  const entries = options.allowedHosts ?? LOOPBACK_HOSTS;
+  const anyHost = entries.includes(ANY_HOST);
+  const listed = entries.filter((entry) => entry !== ANY_HOST).map(parseListedHost);
+  const origins = new Set((options.allowedOrigins ?? []).map((origin) => new URL(origin).origin));
+  const hostAllowed = (host: Authority): boolean =>
+    listed.some((entry) => entry.name === host.name && (entry.port === "" || entry.port === host.port));
+  // A page of the gateway's own origin is one the gateway served, unless that name may have
+  // been rebound: any name is accepted, so it need not be the gateway's.
+  const ownOrigin = (origin: URL, host: Authority): boolean => (!anyHost || !rebindable(host)) && sameAuthority(origin, host);
+
+  return (request) => {
+    const host = parseAuthority(request.headers.host ?? "");
+    // No Host at all is HTTP/1.0 (app.ts refuses it in 1.1): never a browser, so never rebinding.
+    const named = request.headers.host !== undefined;
+    if (!anyHost && named && (host === undefined || !hostAllowed(host))) return Promise.reject(misdirected(request.headers.host));
+    if (SAFE_METHODS.has(request.method)) return Promise.resolve();
+    const origin = request.headers.origin;
+    if (origin !== undefined) {
+      const parsed = parseOrigin(origin);
+      if (parsed === undefined || (!origins.has(parsed.origin) && (host === undefined || !ownOrigin(parsed, host)))) {
+        return Promise.reject(foreignOrigin(origin));
+      }
+    }
+    const type = mediaType(request.headers["content-type"]);
+    if (type !== "" && !JSON_TYPES.has(type)) return Promise.reject(notJson());
+    return Promise.resolve();
+  };
+}
+
+function parseListedHost(entry: string): Authority {
+  const host = parseAuthority(entry);
+  if (host === undefined) throw new TypeError(`not a host name or name:port: ${JSON.stringify(entry)}`);
+  return host;
+}
+
+/** A DNS name other than localhost: what a page's name may be pointed at by its owner. */
+function rebindable(host: Authority): boolean {
+  return host.name !== "localhost" && isIP(host.name.replace(/^\[|\]$/g, "")) === 0;
+}
+
+/** True when `origin` has the host and port the request was sent to. */
+function sameAuthority(origin: URL, host: Authority): boolean {
+  const port = host.port === defaultPort(origin.protocol) ? "" : host.port;
+  return origin.hostname.replace(/\.$/, "") === host.name && origin.port === port;
+}
+
+function defaultPort(protocol: string): string {
+  return protocol === "https:" ? "443" : "80";
+}
+
+function parseOrigin(origin: string): URL | undefined {
+  try {
+    const url = new URL(origin);
+    return url.protocol === "http:" || url.protocol === "https:" ? url : undefined;
+  } catch {
+    return undefined; // "null" (a sandboxed page, a file), or not an origin at all
+  }
+}
+
+function mediaType(contentType: string | undefined): string {
+  return (contentType ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
+}
+
+function misdirected(host: string | undefined): ProblemError {
+  const message = host === undefined ? "is missing" : `${JSON.stringify(host)} is not a name of this gateway (--allowed-host)`;
+  return new ProblemError(421, "the request is addressed to a host this gateway does not serve", [{ header: "host", message }]);
+}
+
+function foreignOrigin(origin: string): ProblemError {
+  return new ProblemError(403, "a page of another origin may not change anything here", [
+    { header: "origin", message: `${JSON.stringify(origin)} is not an allowed origin (--allowed-origin)` },
+  ]);
+}
+
+// The type is not quoted back: it may be anything a page chose to send.
+function notJson(): ProblemError {
+  return new ProblemError(415, "a request that changes something takes a JSON body (application/json or application/merge-patch+json), or none", [
+    { header: "content-type", message: "is not a JSON media type" },
+  ]);
+}

@@ -1,0 +1,56 @@
+import { describe, expect, it } from "vitest";
+import { Code, GrpcError } from "../../src/grpc/errors.js";
+import { ProblemError } from "../../src/problem.js";
+import { JobWriteQueue } from "../../src/routes/job-write-queue.js";
+
+/** Holds `jobId` in `queue` until the returned function is called. */
+function hold(queue: JobWriteQueue, jobId: string): { release: () => void; done: Promise<void> } {
+  let release = (): void => undefined;
+  const done = queue.run(jobId, {}, () => new Promise<void>((resolve) => (release = resolve)));
+  return { release: () => { release(); }, done };
+}
+
+describe("JobWriteQueue", () => {
+  it("ends the wait of a write whose client goes away with CANCELLED; the write never runs", async () => {
+    const queue = new JobWriteQueue();
+    const holder = hold(queue, "job");
+    const controller = new AbortController();
+    let ran = false;
+    const waiting = queue.run("job", { signal: controller.signal }, () => Promise.resolve(void (ran = true)));
+    controller.abort();
+    await expect(waiting).rejects.toEqual(new GrpcError(Code.CANCELLED, "the client went away while the change waited"));
+    holder.release();
+    await holder.done;
+    expect(ran).toBe(false);
+    expect(queue.size).toBe(0);
+  });
+
+  it("ends a wait longer than timeoutMs with DEADLINE_EXCEEDED; the write never runs", async () => {
+    const queue = new JobWriteQueue();
+    const holder = hold(queue, "job");
+    let ran = false;
+    const waiting = queue.run("job", { timeoutMs: 30 }, () => Promise.resolve(void (ran = true)));
+    await expect(waiting).rejects.toEqual(new GrpcError(Code.DEADLINE_EXCEEDED, "earlier changes of this job did not finish before the deadline"));
+    holder.release();
+    await holder.done;
+    expect(ran).toBe(false);
+  });
+
+  it("passes the write's own errors on unchanged, a timeout after the write started included", async () => {
+    const queue = new JobWriteQueue();
+    const own = new GrpcError(Code.NOT_FOUND, "job x not found");
+    await expect(queue.run("job", { timeoutMs: 10_000 }, () => Promise.reject(own))).rejects.toBe(own);
+    const slow = queue.run("job", { timeoutMs: 10 }, () => new Promise((resolve) => setTimeout(() => { resolve("written"); }, 50)));
+    await expect(slow).resolves.toBe("written");
+  });
+
+  it("refuses a write beyond maxWaiting with a 429 problem", async () => {
+    const queue = new JobWriteQueue({ maxWaiting: 1 });
+    const holder = hold(queue, "job");
+    const waiting = queue.run("job", {}, () => Promise.resolve("second"));
+    const refused = queue.run("job", {}, () => Promise.resolve("third"));
+    await expect(refused).rejects.toEqual(new ProblemError(429, "too many changes of this job are waiting (at most 1); try again later", undefined, "RESOURCE_EXHAUSTED"));
+    holder.release();
+    await expect(waiting).resolves.toBe("second");
+  });
+});
