@@ -15,11 +15,10 @@ import { badRequest, ProblemError } from "../problem.js";
 import { callOptionsFor } from "./call-context.js";
 import { expectedHash, findJob, notFound, preconditionFailed, requireJob, updateJob } from "./job-access.js";
 import type { ManagerClient } from "./job-access.js";
-import { DELETING_TAG, beingDeleted, deleteJob, isBeingDeleted, refuseDeletingTag } from "./job-delete.js";
+import { DELETING_TAG, deleteJob, refuseDeletingTag } from "./job-delete.js";
+import { checkPatchable, patchJob } from "./job-patch.js";
 import { JobWriteQueue } from "./job-write-queue.js";
-import { applyMergePatch } from "./merge-patch.js";
 import { etagOf, noneMatch, parseIfMatch } from "./preconditions.js";
-import type { IfMatch } from "./preconditions.js";
 import type { CallOptions } from "../grpc/types.js";
 import {
   ETagHeader,
@@ -43,12 +42,6 @@ export interface JobsRoutesOptions {
   /** Writes of one job that may wait behind the running one (job-write-queue.ts); one more is a 429. Default: 100. */
   readonly maxWaitingWrites?: number;
 }
-
-/** A Job field's property name in protobuf-es, by its JSON name; built once. */
-const LOCAL_NAME_OF_JSON_NAME = new Map(JobSchema.fields.map((field) => [field.jsonName, field.localName]));
-
-/** Fields of the Job that a merge patch may not remove: the SDK interface requires them. */
-const NOT_REMOVABLE = ["jobId", "startDateTime"] as const;
 
 export const jobsRoutes: FastifyPluginCallbackTypebox<JobsRoutesOptions> = (app, options, done) => {
   const { client, requestTimeoutMs } = options;
@@ -280,54 +273,6 @@ async function createOrRecognise(client: ManagerClient, job: Job, options: CallO
   throw new ProblemError(409, "a different job with this jobId already exists", undefined, "ALREADY_EXISTS");
 }
 
-const LOST_RACE = Symbol("lost race");
-
-/**
- * A PATCH: read-merge-write until a write wins, at most `attempts` times. Each loss is another
- * writer's change (another replica's: this gateway's own writes of the job are queued), so with
- * If-Match the first loss is a 412, and without it the patch is merged into the newer job.
- */
-async function patchJob(
-  client: ManagerClient,
-  jobId: string,
-  patch: Record<string, unknown>,
-  ifMatch: IfMatch,
-  attempts: number,
-  options: CallOptions,
-): Promise<Job> {
-  for (let attempt = 1; ; attempt++) {
-    const next = await patchOnce(client, jobId, patch, ifMatch, options);
-    if (next !== LOST_RACE) return next;
-    if (ifMatch.kind === "hash") throw preconditionFailed("the job changed after the entity tag was read");
-    if (attempt >= attempts) throw new ProblemError(409, `the job kept changing; gave up after ${attempts} attempts`, undefined, "ABORTED");
-  }
-}
-
-/**
- * One read-merge-write of a PATCH: the write is a test-and-set on the hash just read (If-Match,
- * when given, was checked against that same hash). LOST_RACE when another writer came between.
- */
-async function patchOnce(
-  client: ManagerClient,
-  jobId: string,
-  patch: Record<string, unknown>,
-  ifMatch: IfMatch,
-  options: CallOptions,
-): Promise<Job | typeof LOST_RACE> {
-  const { job: read } = await requireJob(client, jobId, options);
-  if (ifMatch.kind === "hash" && ifMatch.hash !== read.currentHash) throw preconditionFailed("the job's ETag differs from If-Match");
-  // Written now, the patch could land between a DELETE's fence and its DeleteJob, and be lost.
-  if (isBeingDeleted(read)) throw beingDeleted();
-  const next = patched(read, patch);
-  try {
-    next.currentHash = await updateJob(client, next, read.currentHash, false, options);
-    return next;
-  } catch (error) {
-    if (error instanceof GrpcError && error.code === Code.ABORTED) return LOST_RACE;
-    throw error;
-  }
-}
-
 /** Same job, the hash aside: what a client would send again when retrying a create. */
 function sameJob(stored: Job, sent: Job): boolean {
   const a = clone(JobSchema, stored);
@@ -335,36 +280,4 @@ function sameJob(stored: Job, sent: Job): boolean {
   a.currentHash = 0n;
   b.currentHash = 0n;
   return equals(JobSchema, a, b);
-}
-
-function checkPatchable(patch: Record<string, unknown>, jobId: string): void {
-  for (const name of NOT_REMOVABLE) {
-    if (patch[name] === null) throw badRequest(`${name} cannot be removed`, [{ pointer: `/${name}`, message: "cannot be removed" }]);
-  }
-  if (patch.jobId !== undefined && patch.jobId !== jobId) {
-    throw badRequest("a patch cannot change jobId", [{ pointer: "/jobId", message: "must equal the jobId of the path" }]);
-  }
-  refuseDeletingTag(patch.tags);
-  if (patch.currentHash !== undefined) {
-    throw badRequest("currentHash cannot be patched; use If-Match for a conditional change", [
-      { pointer: "/currentHash", message: "cannot be patched" },
-    ]);
-  }
-}
-
-/**
- * The job after the patch: each top-level field the patch names is recomputed from the merged
- * JSON; every other field, and the fields this gateway does not know (unknown fields of a newer
- * Manager), are kept exactly as read.
- */
-function patched(read: Job, patch: Record<string, unknown>): Job {
-  const merged = jobFromJson(applyMergePatch(jobToJson(read), patch));
-  const next = clone(JobSchema, read);
-  const target = next as unknown as Record<string, unknown>;
-  const source = merged as unknown as Record<string, unknown>;
-  for (const key of Object.keys(patch)) {
-    const local = LOCAL_NAME_OF_JSON_NAME.get(key);
-    if (local !== undefined) target[local] = source[local];
-  }
-  return next;
 }

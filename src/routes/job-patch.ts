@@ -1,0 +1,103 @@
+// PATCH /v1/jobs/{jobId}: a JSON Merge Patch (RFC 7396) applied to the job as read, written
+// with a test-and-set on the hash read, and made again (at most `attempts` times) when another
+// writer came between the read and the write. The route runs it in the job's write queue, so
+// those writers are never this gateway's own requests.
+import { clone } from "@bufbuild/protobuf";
+import { JobSchema } from "../gen/norsk/api/manager_pb.js";
+import type { Job } from "../gen/norsk/api/manager_pb.js";
+import { Code, GrpcError } from "../grpc/errors.js";
+import type { CallOptions } from "../grpc/types.js";
+import { jobFromJson, jobToJson } from "../json/index.js";
+import { badRequest, ProblemError } from "../problem.js";
+import { preconditionFailed, requireJob, updateJob } from "./job-access.js";
+import type { ManagerClient } from "./job-access.js";
+import { beingDeleted, isBeingDeleted, refuseDeletingTag } from "./job-delete.js";
+import { applyMergePatch } from "./merge-patch.js";
+import type { IfMatch } from "./preconditions.js";
+
+/** A Job field's property name in protobuf-es, by its JSON name; built once. */
+const LOCAL_NAME_OF_JSON_NAME = new Map(JobSchema.fields.map((field) => [field.jsonName, field.localName]));
+
+/** Fields of the Job that a merge patch may not remove: the SDK interface requires them. */
+const NOT_REMOVABLE = ["jobId", "startDateTime"] as const;
+
+const LOST_RACE = Symbol("lost race");
+
+/**
+ * A PATCH: read-merge-write until a write wins, at most `attempts` times. Each loss is another
+ * writer's change (another replica's: this gateway's own writes of the job are queued), so with
+ * If-Match the first loss is a 412, and without it the patch is merged into the newer job.
+ */
+export async function patchJob(
+  client: ManagerClient,
+  jobId: string,
+  patch: Record<string, unknown>,
+  ifMatch: IfMatch,
+  attempts: number,
+  options: CallOptions,
+): Promise<Job> {
+  for (let attempt = 1; ; attempt++) {
+    const next = await patchOnce(client, jobId, patch, ifMatch, options);
+    if (next !== LOST_RACE) return next;
+    if (ifMatch.kind === "hash") throw preconditionFailed("the job changed after the entity tag was read");
+    if (attempt >= attempts) throw new ProblemError(409, `the job kept changing; gave up after ${attempts} attempts`, undefined, "ABORTED");
+  }
+}
+
+/**
+ * One read-merge-write of a PATCH: the write is a test-and-set on the hash just read (If-Match,
+ * when given, was checked against that same hash). LOST_RACE when another writer came between.
+ */
+async function patchOnce(
+  client: ManagerClient,
+  jobId: string,
+  patch: Record<string, unknown>,
+  ifMatch: IfMatch,
+  options: CallOptions,
+): Promise<Job | typeof LOST_RACE> {
+  const { job: read } = await requireJob(client, jobId, options);
+  if (ifMatch.kind === "hash" && ifMatch.hash !== read.currentHash) throw preconditionFailed("the job's ETag differs from If-Match");
+  // Written now, the patch could land between a DELETE's fence and its DeleteJob, and be lost.
+  if (isBeingDeleted(read)) throw beingDeleted();
+  const next = patched(read, patch);
+  try {
+    next.currentHash = await updateJob(client, next, read.currentHash, false, options);
+    return next;
+  } catch (error) {
+    if (error instanceof GrpcError && error.code === Code.ABORTED) return LOST_RACE;
+    throw error;
+  }
+}
+
+/** 400 for a patch that removes a required field, changes the id, sets currentHash or names the reserved tag. */
+export function checkPatchable(patch: Record<string, unknown>, jobId: string): void {
+  for (const name of NOT_REMOVABLE) {
+    if (patch[name] === null) throw badRequest(`${name} cannot be removed`, [{ pointer: `/${name}`, message: "cannot be removed" }]);
+  }
+  if (patch.jobId !== undefined && patch.jobId !== jobId) {
+    throw badRequest("a patch cannot change jobId", [{ pointer: "/jobId", message: "must equal the jobId of the path" }]);
+  }
+  refuseDeletingTag(patch.tags);
+  if (patch.currentHash !== undefined) {
+    throw badRequest("currentHash cannot be patched; use If-Match for a conditional change", [
+      { pointer: "/currentHash", message: "cannot be patched" },
+    ]);
+  }
+}
+
+/**
+ * The job after the patch: each top-level field the patch names is recomputed from the merged
+ * JSON; every other field, and the fields this gateway does not know (unknown fields of a newer
+ * Manager), are kept exactly as read.
+ */
+function patched(read: Job, patch: Record<string, unknown>): Job {
+  const merged = jobFromJson(applyMergePatch(jobToJson(read), patch));
+  const next = clone(JobSchema, read);
+  const target = next as unknown as Record<string, unknown>;
+  const source = merged as unknown as Record<string, unknown>;
+  for (const key of Object.keys(patch)) {
+    const local = LOCAL_NAME_OF_JSON_NAME.get(key);
+    if (local !== undefined) target[local] = source[local];
+  }
+  return next;
+}
