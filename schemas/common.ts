@@ -3,6 +3,7 @@
 // are derived with Static<>, never written by hand.
 import { Type } from "@sinclair/typebox";
 import type { Static, TSchema, TUnsafe } from "@sinclair/typebox";
+import { ID_MAX_LENGTH, ID_PATTERN, ID_RULE } from "../src/ids.js";
 import "./formats.js";
 
 /** A copy of `schema` with its own description (and examples, when given). */
@@ -18,6 +19,24 @@ export function doc<T extends TSchema>(schema: T, description: string, ...exampl
  */
 export function named<T extends TSchema>(schema: T, $id: string): T {
   return { ...schema, $id };
+}
+
+/**
+ * An id that a path addresses (src/ids.ts): a job id, a node id, a physical node's id, a role.
+ * The same schema checks it where it is created (a body) and where it is used (a path or
+ * query parameter), so whatever is created can be read, changed and deleted by its path.
+ */
+export const Id = Type.String({
+  minLength: 1,
+  maxLength: ID_MAX_LENGTH,
+  pattern: ID_PATTERN,
+  description: `An id: ${ID_RULE}`,
+  examples: ["encoder-1"],
+});
+
+/** Id with its own description (the rule appended) and example. */
+export function IdOf(description: string, example: string): typeof Id {
+  return doc(Id, `${description} ${ID_RULE}`, example);
 }
 
 export const Int64String = Type.String({

@@ -1,11 +1,12 @@
 // Request bodies of the job-instance routes (StartJob, StopJob).
 import { Type } from "@sinclair/typebox";
 import type { Static } from "@sinclair/typebox";
+import { IdOf } from "./common.js";
 
 export const StartInstance = Type.Object(
   {
-    role: Type.String({ minLength: 1, maxLength: 256, description: "The role of this instance of the job.", examples: ["primary"] }),
-    nodeId: Type.String({ minLength: 1, maxLength: 256, description: "The node to start it on.", examples: ["node-1"] }),
+    role: IdOf("The role of this instance of the job.", "primary"),
+    nodeId: IdOf("The node to start it on.", "node-1"),
   },
   {
     additionalProperties: false,
@@ -17,14 +18,14 @@ export const StartInstance = Type.Object(
 export type StartInstanceJson = Static<typeof StartInstance>;
 
 export const StopInstanceQuery = Type.Object(
-  { nodeId: Type.String({ minLength: 1, maxLength: 256, description: "The node the instance runs on.", examples: ["node-1"] }) },
+  { nodeId: IdOf("The node the instance runs on.", "node-1") },
   { additionalProperties: false },
 );
 
 export const InstanceParams = Type.Object(
   {
-    jobId: Type.String({ minLength: 1, maxLength: 256, description: "The job's id (URL-encoded: a / is %2F).", examples: ["encoder-1"] }),
-    role: Type.String({ minLength: 1, maxLength: 256, description: "The instance's role.", examples: ["primary"] }),
+    jobId: IdOf("The job's id.", "encoder-1"),
+    role: IdOf("The instance's role.", "primary"),
   },
   { additionalProperties: false },
 );

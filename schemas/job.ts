@@ -3,7 +3,7 @@
 // JobInput and JobPatch are derived from it (variants.ts), so each field is described once.
 import { Type } from "@sinclair/typebox";
 import type { Static } from "@sinclair/typebox";
-import { Double, Float, Int64String, MapOf, StringMap, Timestamp, Uint32, doc, named } from "./common.js";
+import { Double, Float, IdOf, Int64String, MapOf, StringMap, Timestamp, Uint32, doc, named } from "./common.js";
 import { Cloud, JobState, NorskVersion, PriorityBand } from "./enums.js";
 import { ServiceBody, ServiceParametersBody } from "./service.js";
 import { InputOf, PatchOf } from "./variants.js";
@@ -141,6 +141,7 @@ export const JobInput = InputOf(JobBody, {
     "A job to create or replace. Only jobId and startDateTime are required; other fields default to their zero value, " +
     "null means absent, unknown properties are rejected. currentHash, when not \"0\", is a precondition on replace.",
   required: ["jobId", "startDateTime"],
+  stricter: { jobId: IdOf("The job's id.", "tenant-a/live-1") },
 });
 export type JobInputJson = Static<typeof JobInput>;
 

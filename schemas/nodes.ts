@@ -4,7 +4,7 @@
 // field is emitted, while sub-messages, flattened ids and oneof members only when set.
 import { Type } from "@sinclair/typebox";
 import type { Static } from "@sinclair/typebox";
-import { StringMap, Timestamp, doc, named } from "./common.js";
+import { IdOf, StringMap, Timestamp, doc, named } from "./common.js";
 import { Architecture, NorskVersion } from "./enums.js";
 import { InputOf } from "./variants.js";
 
@@ -96,7 +96,7 @@ const AwsLaunchTemplate = Type.Object(
 
 const AwsNodeBody = Type.Object(
   {
-    nodeId: Type.Optional(str("The new node's id.", "aws-node-1")),
+    nodeId: Type.Optional(IdOf("The new node's id.", "aws-node-1")),
     tags: doc(StringMap, "Tags of the node (name → value).", { env: "prod" }),
     region: str("AWS region to start the node in.", "eu-west-1"),
     instanceType: str("EC2 instance type.", "c5.2xlarge"),
@@ -130,7 +130,7 @@ export const AwsNodeInput = InputOf(AwsNodeBody, {
 
 const OciNodeBody = Type.Object(
   {
-    nodeId: Type.Optional(str("The new node's id.", "oci-node-1")),
+    nodeId: Type.Optional(IdOf("The new node's id.", "oci-node-1")),
     tags: doc(StringMap, "Tags of the node (name → value).", { env: "prod" }),
     availabilityDomain: str("OCI availability domain to start the node in.", "AD-1"),
     architecture: str("CPU architecture of the node, such as x86_64 or aarch_64.", "x86_64"),
@@ -185,14 +185,12 @@ export const PhysicalNodeUpdateInput = InputOf(PhysicalNodeUpdateBody, {
     "must equal it. null means absent, unknown properties are rejected.",
 });
 
-const nodeIdString = (description: string, example: string) => Type.String({ minLength: 1, maxLength: 256, description, examples: [example] });
-
 export const NodeIdParams = Type.Object(
-  { nodeId: nodeIdString("The node's id (URL-encoded: a / is %2F).", "aws-node-1") },
+  { nodeId: IdOf("The node's id.", "aws-node-1") },
   { additionalProperties: false },
 );
 
 export const PhysicalNodeParams = Type.Object(
-  { id: nodeIdString("The physical node's id (URL-encoded: a / is %2F).", "rack-7") },
+  { id: IdOf("The physical node's id.", "rack-7") },
   { additionalProperties: false },
 );

@@ -78,17 +78,23 @@ function patchSchema(schema: TSchema): TSchema {
   return objectOf(schema, patchSchema);
 }
 
-/** The request-body form of an object schema; `required` properties stay required, non-null. */
+/**
+ * The request-body form of an object schema; `required` properties stay required, non-null.
+ * `stricter` replaces the schema of a required property with a narrower one of the same type,
+ * for what only input must satisfy (a new job's id must be one a path can address; a job the
+ * Manager holds may have any).
+ */
 export function InputOf<T extends TObject, R extends keyof Static<T> & string = never>(
   schema: T,
-  options: { $id: string; description: string; required?: readonly R[] },
+  options: { $id: string; description: string; required?: readonly R[]; stricter?: Partial<Record<R, TSchema>> },
 ): TUnsafe<InputWith<Static<T>, R>> {
   const lenient = lenientSchema(schema) as TObject;
   const properties: Record<string, TSchema> = { ...lenient.properties };
+  const stricter: Partial<Record<string, TSchema>> = options.stricter ?? {};
   for (const name of options.required ?? []) {
     const own = (schema.properties as Record<string, TSchema | undefined>)[name];
     if (own === undefined) throw new Error(`InputOf: no property ${name}`);
-    properties[name] = lenientSchema(bare(own));
+    properties[name] = stricter[name] ?? lenientSchema(bare(own));
   }
   // The source's examples are valid input as they are: they carry over (documentation only).
   const object = Type.Object(properties, { ...annotations(schema), additionalProperties: false, $id: options.$id, description: options.description });

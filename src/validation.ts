@@ -6,6 +6,7 @@ import { Ajv } from "ajv";
 import type { ErrorObject, Options } from "ajv";
 import type { FastifySchemaCompiler } from "fastify";
 import { gatewayFormats } from "../schemas/formats.js";
+import { ID_PATTERN, ID_PATTERN_MESSAGE } from "./ids.js";
 import type { ProblemDetailItem } from "./problem.js";
 
 const COMMON: Options = {
@@ -65,6 +66,9 @@ function explain(error: ErrorObject): { path: string; message: string } {
     case "anyOf":
     case "oneOf":
       return { path: error.instancePath, message: alternatives(error.parentSchema) };
+    case "pattern":
+      // The id rule's pattern is not for reading: say what it means.
+      return { path: error.instancePath, message: params.pattern === ID_PATTERN ? ID_PATTERN_MESSAGE : (error.message ?? "is invalid") };
     default:
       return { path: error.instancePath, message: error.message ?? "is invalid" };
   }

@@ -12,7 +12,7 @@ import type { CurrentJob, Manager } from "../gen/norsk/api/manager_pb.js";
 import type { ServiceImpl } from "../grpc/index.js";
 import { commit } from "./context.js";
 import type { ManagerContext } from "./context.js";
-import { aborted, alreadyExists, notFound, required } from "./errors.js";
+import { aborted, alreadyExists, notFound, required, requiredId } from "./errors.js";
 import { compileSearch, hasRegex, pinnedId, readsJob } from "./filters.js";
 import type { CompiledSearch } from "./filters.js";
 import { hashOwnedJob, withCurrentHash } from "./hash.js";
@@ -25,10 +25,11 @@ type JobHandlers = Pick<ServiceImpl<typeof Manager>, "createJob" | "updateJob" |
 export function jobHandlers(context: ManagerContext): JobHandlers {
   const { store } = context;
   return {
-    // Empty job id: INVALID_ARGUMENT; an existing id: ALREADY_EXISTS. The request's
-    // current_hash is ignored; the reply carries the hash the job is stored with.
+    // A job id that is empty or breaks the id rule (errors.ts, requiredId): INVALID_ARGUMENT;
+    // an existing id: ALREADY_EXISTS. The request's current_hash is ignored; the reply carries
+    // the hash the job is stored with.
     createJob(job) {
-      const id = required(job.jobId?.jobId, "job_id");
+      const id = requiredId(job.jobId?.jobId, "job_id");
       if (store.hasJob(id)) throw alreadyExists(`job ${id} already exists`);
       const { hash, canonical } = hashOwnedJob(job);
       const now = context.now();

@@ -16,7 +16,7 @@ import type { Job, Manager } from "../gen/norsk/api/manager_pb.js";
 import type { ServiceImpl } from "../grpc/index.js";
 import { commit } from "./context.js";
 import type { ManagerContext } from "./context.js";
-import { failedPrecondition, notFound, required } from "./errors.js";
+import { failedPrecondition, notFound, required, requiredId } from "./errors.js";
 import { hashOwnedJob, withCurrentHash } from "./hash.js";
 import { completedEntry, runningEntry, stoppedEntry, stoppingEntry } from "./history.js";
 import { decodeJob, jobUpdatedEvent, placementOn } from "./picture.js";
@@ -29,8 +29,9 @@ export function lifecycleHandlers(context: ManagerContext): LifecycleHandlers {
   return {
     startJob(request) {
       const id = required(request.jobId?.jobId, "job_id");
-      const role = required(request.role, "role");
-      const nodeId = required(request.nodeId?.nodeId, "node_id");
+      // The instance is addressed by role (and node id) in HTTP paths: both follow the id rule.
+      const role = requiredId(request.role, "role");
+      const nodeId = requiredId(request.nodeId?.nodeId, "node_id");
       const job = existingJob(store, id);
       if (job.state === Job_JobState.POST) throw failedPrecondition(`job ${id} is complete (state POST) and cannot be started`);
       const running = store.instancesOf(id).find((i) => i.role === role);

@@ -21,7 +21,7 @@ import { Architecture } from "../gen/norsk/api/common_pb.js";
 import type { ServiceImpl } from "../grpc/index.js";
 import { commit } from "./context.js";
 import type { ManagerContext } from "./context.js";
-import { alreadyExists, failedPrecondition, notFound, required } from "./errors.js";
+import { alreadyExists, failedPrecondition, notFound, required, requiredId } from "./errors.js";
 import { settleState, stopInstance } from "./lifecycle.js";
 import { decodePhysicalNode, jobUpdatedEvent, runningJob } from "./picture.js";
 import type { NodeKind } from "./store.js";
@@ -35,7 +35,7 @@ export function nodeHandlers(context: ManagerContext): NodeHandlers {
   const { store } = context;
 
   const createCloudNode = (kind: Exclude<NodeKind, "physical">, nodeId: string | undefined, record: (id: string) => NodeStarted) => {
-    const id = required(nodeId, "node_id");
+    const id = requiredId(nodeId, "node_id");
     if (store.node(id) !== undefined) throw alreadyExists(`node ${id} already exists`);
     const started = record(id);
     commit(
@@ -120,9 +120,11 @@ export function nodeHandlers(context: ManagerContext): NodeHandlers {
 
     // Upserts a physical node. PhysicalNode has no place for daemon_version, so it is kept
     // beside the record; tags and ip_address (not in the request) keep their stored values.
+    // A new node's id must follow the id rule (requiredId).
     updatePhysicalNode(request) {
       const id = required(request.id, "id");
       const existing = store.node(id);
+      if (existing === undefined) requiredId(id, "id");
       if (existing !== undefined && existing.kind !== "physical") {
         throw failedPrecondition(`node ${id} is an ${existing.kind.toUpperCase()} node, not a physical one`);
       }

@@ -76,7 +76,6 @@ export const jobsRoutes: FastifyPluginCallbackTypebox<JobsRoutesOptions> = (app,
     },
     async (request, reply) => {
       const job = jobFromJson(request.body);
-      if ((job.jobId?.jobId ?? "") === "") throw badRequest("jobId must not be empty", [{ pointer: "/jobId", message: "must not be empty" }]);
       refuseDeletingTag(job.tags);
       const { job: stored, status } = await createOrRecognise(client, job, callOptions(request, reply));
       void reply.header("location", `/v1/jobs/${encodeURIComponent(stored.jobId?.jobId ?? "")}`);

@@ -54,7 +54,6 @@ export const nodeRoutes: FastifyPluginCallbackTypebox<NodeRoutesOptions> = (app,
     },
     async (request, reply) => {
       const node = messageFromJson(CreateAwsNodeRequestSchema, request.body);
-      requireNodeId(node.nodeId?.nodeId);
       await client.createAwsNode(node, callOptions(request, reply));
       return reply.code(202).send(messageToJson(CreateAwsNodeRequestSchema, node) as unknown as AwsNodeJson);
     },
@@ -75,7 +74,6 @@ export const nodeRoutes: FastifyPluginCallbackTypebox<NodeRoutesOptions> = (app,
     },
     async (request, reply) => {
       const node = messageFromJson(CreateOciNodeRequestSchema, request.body);
-      requireNodeId(node.nodeId?.nodeId);
       await client.createOciNode(node, callOptions(request, reply));
       return reply.code(202).send(messageToJson(CreateOciNodeRequestSchema, node) as unknown as OciNodeJson);
     },
@@ -137,8 +135,3 @@ export const nodeRoutes: FastifyPluginCallbackTypebox<NodeRoutesOptions> = (app,
 
   done();
 };
-
-/** The Manager refuses an empty node id too; saying so here points at the property. */
-function requireNodeId(nodeId: string | undefined): void {
-  if ((nodeId ?? "") === "") throw badRequest("nodeId must not be empty", [{ pointer: "/nodeId", message: "must not be empty" }]);
-}

@@ -7,13 +7,13 @@ import { STATUS_CODES } from "node:http";
 import { Type } from "@sinclair/typebox";
 import type { TNull, TSchema, TString } from "@sinclair/typebox";
 import type { FastifyRequest } from "fastify";
-import { Problem } from "../../schemas/common.js";
+import { IdOf, Problem } from "../../schemas/common.js";
 import { Code, GrpcError } from "../grpc/errors.js";
 import { PROBLEM_CONTENT_TYPE, ProblemError } from "../problem.js";
 
 export const JobIdParams = Type.Object(
   {
-    jobId: Type.String({ minLength: 1, maxLength: 256, description: "the job's id (URL-encoded: a / is %2F)", examples: ["encoder-1"] }),
+    jobId: IdOf("The job's id.", "encoder-1"),
   },
   { additionalProperties: false },
 );

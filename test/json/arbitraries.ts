@@ -8,10 +8,14 @@ import fc from "fast-check";
 import type { ServiceSchema, Service_ServiceRestart } from "../../src/gen/norsk/api/common_pb.js";
 import { JobSchema } from "../../src/gen/norsk/api/manager_pb.js";
 import type { Job } from "../../src/gen/norsk/api/manager_pb.js";
+import { idProblem } from "../../src/ids.js";
 import { MAX_SECONDS, MIN_SECONDS } from "../../src/json/timestamp.js";
 
 /** Any Unicode text (no lone surrogates: protobuf strings are UTF-8). */
 export const text = fc.oneof(fc.string({ unit: "binary", maxLength: 12 }), fc.constantFrom("", "0", "a/b~c", "__proto__"));
+
+/** Text that is also an id a path can address (src/ids.ts), as a job's id must be when created. */
+export const id = text.filter((t) => idProblem(t) === undefined);
 
 /** Map keys, the dangerous ones included. */
 const key = fc.oneof(fc.string({ unit: "binary", maxLength: 8 }), fc.constantFrom("__proto__", "constructor", "toString", "a\nb", ""));
@@ -96,10 +100,10 @@ const requirements = fc.record({
   priorityBand: enumValue([0, 1, 2]),
 });
 
-/** A valid Job with all 25 fields drawn; jobId and startDateTime always set (see job.ts). */
+/** A valid Job with all 25 fields drawn; jobId (an id) and startDateTime always set (see job.ts). */
 export const job: fc.Arbitrary<Job> = fc
   .record({
-    jobId: text.map((jobId) => ({ jobId })),
+    jobId: id.map((jobId) => ({ jobId })),
     description: text,
     tags: mapOf(text),
     startDateTime: timestamp,

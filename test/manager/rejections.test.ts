@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { EventStreamEvent } from "../../src/gen/norsk/api/manager_pb.js";
 import { Code } from "../../src/grpc/index.js";
+import { ID_PATTERN_MESSAGE } from "../../src/ids.js";
 import { EventReader, collect, dumpDatabase, grpcErrorOf, simpleJob, startHarness } from "./harness.js";
 import type { Harness, ManagerClient } from "./harness.js";
 
@@ -38,6 +39,10 @@ const idEq = (value: string) => ({ jobFilter: { case: "idFilter" as const, value
 const rows: Row[] = [
   ["CreateJob without job_id", (c) => c.createJob({}), Code.INVALID_ARGUMENT, "job_id is required"],
   ["CreateJob with an empty job_id", (c) => c.createJob({ jobId: { jobId: "" }, description: "x" }), Code.INVALID_ARGUMENT, "job_id is required"],
+  ["CreateJob with a job_id longer than 256 characters", (c) => c.createJob(simpleJob("j".repeat(257))), Code.INVALID_ARGUMENT, "job_id must be at most 256 characters (it has 257)"],
+  ["CreateJob with a job_id of 102 400 characters", (c) => c.createJob(simpleJob("j".repeat(102_400))), Code.INVALID_ARGUMENT, "job_id must be at most 256 characters (it has 102400)"],
+  ["CreateJob with a job_id a path cannot hold", (c) => c.createJob(simpleJob("..")), Code.INVALID_ARGUMENT, `job_id ${ID_PATTERN_MESSAGE}`],
+  ["CreateJob with a control character in job_id", (c) => c.createJob(simpleJob("a\nb")), Code.INVALID_ARGUMENT, `job_id ${ID_PATTERN_MESSAGE}`],
   ["CreateJob of an existing job", (c) => c.createJob(simpleJob("j-pre", { description: "other" })), Code.ALREADY_EXISTS, "job j-pre already exists"],
   ["UpdateJob without job_id", (c) => c.updateJob({ description: "x" }), Code.INVALID_ARGUMENT, "job_id is required"],
   ["UpdateJob of a missing job", (c) => c.updateJob(simpleJob("nope")), Code.NOT_FOUND, "job nope not found"],
@@ -62,6 +67,11 @@ const rows: Row[] = [
   ["StopJob of a role not running", (c) => c.stopJob({ jobId: { jobId: "j-run" }, role: "backup" }), Code.NOT_FOUND, "job j-run has no instance with role backup"],
   ["StopJob on the wrong node", (c) => c.stopJob({ jobId: { jobId: "j-run" }, role: "primary", nodeId: { nodeId: "n9" } }), Code.NOT_FOUND, "job j-run has no instance with role primary on node n9"],
   ["CreateAwsNode without node_id", (c) => c.createAwsNode({ region: "eu" }), Code.INVALID_ARGUMENT, "node_id is required"],
+  ["CreateAwsNode with a node_id longer than 256 characters", (c) => c.createAwsNode({ nodeId: { nodeId: "n".repeat(257) } }), Code.INVALID_ARGUMENT, "node_id must be at most 256 characters (it has 257)"],
+  ["CreateOciNode with a node_id a path cannot hold", (c) => c.createOciNode({ nodeId: { nodeId: "." } }), Code.INVALID_ARGUMENT, `node_id ${ID_PATTERN_MESSAGE}`],
+  ["UpdatePhysicalNode of a new node with a control character in its id", (c) => c.updatePhysicalNode({ id: "p\u0085" }), Code.INVALID_ARGUMENT, `id ${ID_PATTERN_MESSAGE}`],
+  ["StartJob with a role a path cannot hold", (c) => c.startJob({ jobId: { jobId: "j-pre" }, role: "..", nodeId: { nodeId: "n" } }), Code.INVALID_ARGUMENT, `role ${ID_PATTERN_MESSAGE}`],
+  ["StartJob with a node_id longer than 256 characters", (c) => c.startJob({ jobId: { jobId: "j-pre" }, role: "r", nodeId: { nodeId: "n".repeat(257) } }), Code.INVALID_ARGUMENT, "node_id must be at most 256 characters (it has 257)"],
   ["CreateAwsNode of an existing node", (c) => c.createAwsNode({ nodeId: { nodeId: "aws-1" } }), Code.ALREADY_EXISTS, "node aws-1 already exists"],
   ["CreateAwsNode with a physical node's id", (c) => c.createAwsNode({ nodeId: { nodeId: "p-1" } }), Code.ALREADY_EXISTS, "node p-1 already exists"],
   ["CreateOciNode without node_id", (c) => c.createOciNode({ nodeId: { nodeId: "" } }), Code.INVALID_ARGUMENT, "node_id is required"],
