@@ -69,14 +69,14 @@ describe("an id no path could address", () => {
       "PUT",
       `/v1/physical-nodes/${"p".repeat(257)}`,
       {},
-      refused(`/v1/physical-nodes/${"p".repeat(257)}`, "the request params is invalid", { parameter: "id" }, TOO_LONG),
+      refused(`/v1/physical-nodes/${"p".repeat(257)}`, "the path parameters are invalid", { parameter: "id" }, TOO_LONG),
     ],
     [
       "a tab in a physical node id",
       "PUT",
       "/v1/physical-nodes/p%09q",
       {},
-      refused("/v1/physical-nodes/p%09q", "the request params is invalid", { parameter: "id" }, ID_PATTERN_MESSAGE),
+      refused("/v1/physical-nodes/p%09q", "the path parameters are invalid", { parameter: "id" }, ID_PATTERN_MESSAGE),
     ],
   ])("%s is refused at creation with a 400 naming it, and nothing is written", async (_name, method, path, payload, problem) => {
     expect(await send(method, path, payload)).toMatchObject({ status: 400, body: problem });
