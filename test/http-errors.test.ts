@@ -1,17 +1,15 @@
 // Requests that never reach a route, sent as raw bytes to a listening gateway (app.inject cannot
 // send most of them): each is answered with a problem like every other answer, quoting nothing
 // of the request, its instance a urn:uuid naming the occurrence; and nothing is written.
-import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startListeningGateway } from "./helpers/listening-gateway.js";
 import type { ListeningGateway } from "./helpers/listening-gateway.js";
+import { openRaw, parseResponse } from "./helpers/raw-socket.js";
 
 let gw: ListeningGateway;
-let port = 0;
 
 beforeAll(async () => {
   gw = await startListeningGateway();
-  port = Number(new URL(gw.url).port);
 });
 afterAll(async () => {
   await gw.close();
@@ -23,27 +21,12 @@ interface RawAnswer {
   readonly body: string;
 }
 
-/** Writes `bytes` on a fresh connection and reads the one answer, until the server closes it. */
-function send(bytes: string): Promise<RawAnswer> {
-  return new Promise((resolve, reject) => {
-    const socket = connect(port, "127.0.0.1");
-    const chunks: Buffer[] = [];
-    socket.on("data", (chunk: Buffer) => chunks.push(chunk));
-    // The server may close while a long request is still being written: what it answered counts.
-    socket.on("error", () => undefined);
-    socket.on("close", () => {
-      const text = Buffer.concat(chunks).toString("latin1");
-      const split = text.indexOf("\r\n\r\n");
-      if (split === -1) {
-        reject(new Error(`no answer: ${JSON.stringify(text)}`));
-        return;
-      }
-      const [statusLine = "", ...lines] = text.slice(0, split).split("\r\n");
-      const headers = Object.fromEntries(lines.map((line) => [line.slice(0, line.indexOf(":")).toLowerCase(), line.slice(line.indexOf(":") + 1).trim()]));
-      resolve({ status: Number(statusLine.split(" ")[1]), headers, body: Buffer.from(text.slice(split + 4), "latin1").toString("utf8") });
-    });
-    socket.write(bytes);
-  });
+/** Writes `bytes` (as UTF-8) on a fresh connection and reads the one answer, until the server closes it. */
+async function send(bytes: string): Promise<RawAnswer> {
+  const connection = await openRaw(gw.url, Buffer.from(bytes, "utf8").toString("latin1"));
+  await connection.closed(15_000);
+  const { statusLine, headers, body } = parseResponse(connection.received());
+  return { status: Number(statusLine.split(" ")[1]), headers, body: Buffer.from(body, "latin1").toString("utf8") };
 }
 
 const UNROUTED_INSTANCE = /^urn:uuid:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;

@@ -126,7 +126,8 @@ function deadline(options: CallOptions, defaultTimeoutMs: number): Date {
   return new Date(Date.now() + (options.timeoutMs ?? defaultTimeoutMs));
 }
 
-function toMetadata(entries: Readonly<Record<string, string>> | undefined): Metadata {
+/** grpc-js Metadata of plain entries; shared with the raw event streams (src/sse/upstream.ts). */
+export function toMetadata(entries: Readonly<Record<string, string>> | undefined): Metadata {
   const metadata = new Metadata();
   if (entries !== undefined) {
     for (const [key, value] of Object.entries(entries)) metadata.set(key, value);

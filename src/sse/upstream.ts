@@ -4,9 +4,9 @@
 // and turned into JSON once for all of them (src/sse/decoder.ts), not once per client. The
 // messages are taken as fast as they come (flowing mode): the per-client bound is kept by the
 // consumer (stream-body.ts), so unread data never holds up the channel that all streams share.
-import { Metadata } from "@grpc/grpc-js";
 import type { Client as GrpcChannel, ClientReadableStream } from "@grpc/grpc-js";
 import type { DescMethod } from "@bufbuild/protobuf";
+import { toMetadata } from "../grpc/client.js";
 import { methodCodec } from "../grpc/codec.js";
 import { callError, isRetryableRead } from "../grpc/dropped.js";
 import type { GrpcError } from "../grpc/errors.js";
@@ -27,8 +27,7 @@ export function rawServerStream(channel: GrpcChannel, method: DescMethod, reques
   if (method.methodKind !== "server_streaming") throw new Error(`${method.name} is not a server stream`);
   const codec = methodCodec(method);
   const start = (): ClientReadableStream<Buffer> => {
-    const metadata = new Metadata();
-    for (const [key, value] of Object.entries(options.metadata ?? {})) metadata.set(key, value);
+    const metadata = toMetadata(options.metadata);
     // A stream is meant to last: without a timeout it has no deadline (grpc-js: Infinity).
     const deadline = options.timeoutMs === undefined ? Infinity : Date.now() + options.timeoutMs;
     return channel.makeServerStreamRequest(codec.path, codec.serializeRequest, (bytes: Buffer) => bytes, codec.createRequest(request), metadata, { deadline });
