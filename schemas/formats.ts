@@ -1,10 +1,10 @@
 // The string formats the schemas use, checked exactly as the JSON mirror reads them (one
-// implementation: src/json). TypeBox knows a format only once registered, so importing the
+// implementation: src/lexical, which the mirror uses too). TypeBox knows a format only once registered, so importing the
 // schemas registers them; Ajv instances take `gatewayFormats` (Ajv option `formats`, or
 // ajv.addFormat for each), which also silences Ajv's "unknown format" for int64/uint64.
 import { FormatRegistry } from "@sinclair/typebox";
-import { int64Problem } from "../src/json/scalars.js";
-import { parseTimestamp } from "../src/json/timestamp.js";
+import { int64Problem } from "../src/lexical/scalars.js";
+import { parseTimestamp } from "../src/lexical/timestamp.js";
 
 export const gatewayFormats = {
   /** A canonical decimal int64: "-9223372036854775808" .. "9223372036854775807". */

@@ -193,3 +193,10 @@ export const JobList = Type.Object(
   { ...closed, $id: "JobList", description: "The result of a job search.", examples: [{ jobs: [] }] },
 );
 export type JobListJson = Static<typeof JobList>;
+
+export const JobIdParams = Type.Object(
+  {
+    jobId: IdOf("The job's id.", "encoder-1"),
+  },
+  { additionalProperties: false },
+);

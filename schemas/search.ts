@@ -5,7 +5,8 @@
 // examples (src/openapi/examples.ts): Swagger UI sends every one of them.
 import { Type } from "@sinclair/typebox";
 import type { Static } from "@sinclair/typebox";
-import { Timestamp, doc } from "./common.js";
+import { Problem, Timestamp, doc } from "./common.js";
+import { Job } from "./job.js";
 
 const many = (description: string, example: string) =>
   Type.Optional(Type.Array(Type.String(), { description: `${description} Repeatable.`, examples: [[example]] }));
@@ -39,3 +40,15 @@ export const JobSearchQuery = Type.Object(
   { additionalProperties: false, $id: "JobSearchQuery", description: "Job search filters, combined with AND." },
 );
 export type JobSearchQueryJson = Static<typeof JobSearchQuery>;
+
+// The NDJSON form of a job search (GET /v1/jobs with Accept: application/x-ndjson): a schema for
+// one line, since OpenAPI 3.1 has no way to say "a sequence of". The stream bypasses fastify's
+// serializer; this schema documents it.
+export const NdjsonLine = Type.Union(
+  [Job, Type.Object({ error: Problem }, { additionalProperties: false, description: "The search failed after the first job was sent." })],
+  {
+    description:
+      "One line of application/x-ndjson: a job per line, in job id order. If the search fails after the first line, " +
+      'the stream ends with one {"error": Problem} line, as the status can no longer change.',
+  },
+);

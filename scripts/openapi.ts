@@ -2,7 +2,7 @@
 // after changing a route or a schema, and commit the result; test/openapi/document.test.ts
 // fails while the committed file differs from what the app generates.
 import { writeFile } from "node:fs/promises";
-import { generateOpenApiYaml } from "../src/openapi/generate.js";
+import { generateOpenApiYaml } from "../src/openapi-yaml.js";
 
 const target = new URL("../openapi.yaml", import.meta.url);
 await writeFile(target, await generateOpenApiYaml());

@@ -5,7 +5,8 @@ import type { DescMessage, JsonObject, JsonValue } from "@bufbuild/protobuf";
 import type { Codec, Fields } from "./codec.js";
 import { INVALID, childPointer, describe, isJsonObject, prefixed, setOwn } from "./errors.js";
 import type { Invalid, Issues } from "./errors.js";
-import { int64Problem, scalarCodec, stringProblem } from "./scalars.js";
+import { scalarCodec } from "./scalars.js";
+import { int64Problem, stringProblem } from "../lexical/scalars.js";
 
 export function listCodec(element: Codec): Codec {
   return {

@@ -4,6 +4,3 @@ export { jobFromJson, jobToJson } from "./job.js";
 export type { JobJson } from "./job.js";
 export { MirrorError } from "./errors.js";
 export type { MirrorIssue } from "./errors.js";
-export { QueryError, searchRequestFromQuery } from "./search.js";
-export type { QueryIssue, SearchQuery } from "./search.js";
-export { formatTimestamp, parseTimestamp } from "./timestamp.js";

@@ -1,7 +1,7 @@
 // The statuses the reference Manager answers with, each message naming the field or record
 // concerned, so that a gateway can show them to its users unchanged.
 import { Code, GrpcError } from "../grpc/index.js";
-import { idProblem } from "../ids.js";
+import { idProblem } from "../lexical/ids.js";
 
 /** Returns `value` when it is a non-empty string, else throws INVALID_ARGUMENT "<field> is required". */
 export function required(value: string | undefined, field: string): string {

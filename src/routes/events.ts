@@ -7,10 +7,10 @@ import type { FastifyPluginCallbackTypebox } from "@fastify/type-provider-typebo
 import type { Client as GrpcChannel } from "@grpc/grpc-js";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { EventStreamEventSchema, Manager, NorskStatusEventSchema } from "../gen/norsk/api/manager_pb.js";
-import { parseGrpcTimeout } from "../grpc/call-context.js";
+import { parseGrpcTimeout } from "../http/call-options.js";
 import type { CallOptions } from "../grpc/types.js";
-import { ProblemError, toProblem } from "../problem.js";
-import type { ProblemBody } from "../problem.js";
+import { ProblemError, toProblem } from "../http/problem.js";
+import type { ProblemBody } from "../http/problem.js";
 import { EventDecoder } from "../sse/decoder.js";
 import { NDJSON, SSE, negotiateFormat } from "../sse/frames.js";
 import { SlowClientError, StreamBody } from "../sse/stream-body.js";
@@ -18,8 +18,8 @@ import type { StreamSettings } from "../sse/stream-body.js";
 import { rawServerStream } from "../sse/upstream.js";
 import type { OpenUpstream } from "../sse/upstream.js";
 import { EVENT_DATA, EventLine, EventStreamQuery, STATUS_DATA, StatusChannelQuery, StatusLine, sseText } from "../../schemas/events.js";
-import { callOptionsFor } from "./call-context.js";
-import { errorResponses } from "./route-schemas.js";
+import { callOptionsFor } from "../http/call-options.js";
+import { errorResponses } from "../http/responses.js";
 
 export interface EventRoutesOptions extends Partial<StreamSettings> {
   /** The channel to the Manager; each client's stream is a call on it. */

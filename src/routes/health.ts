@@ -4,9 +4,9 @@
 import { Type } from "@sinclair/typebox";
 import type { FastifyPluginCallbackTypebox } from "@fastify/type-provider-typebox";
 import { HealthCheckResponse_ServingStatus } from "../gen/grpc/health/v1/health_pb.js";
-import { ProblemError } from "../problem.js";
+import { ProblemError } from "../http/problem.js";
 import type { ManagerConnection } from "../grpc/manager-connection.js";
-import { jsonResponse, problemResponse } from "./route-schemas.js";
+import { jsonResponse, problemResponse } from "../http/responses.js";
 
 export interface HealthRoutesOptions {
   readonly connection: ManagerConnection;

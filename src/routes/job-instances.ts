@@ -4,12 +4,15 @@ import type { FastifyPluginCallbackTypebox } from "@fastify/type-provider-typebo
 import { create } from "@bufbuild/protobuf";
 import { RunningJobSchema } from "../gen/norsk/api/manager_pb.js";
 import { messageToJson } from "../json/index.js";
-import { Instances, RunningJob } from "../../schemas/job.js";
+import { Instances, JobIdParams, RunningJob } from "../../schemas/job.js";
 import { InstanceParams, StartInstance, StopInstanceQuery } from "../../schemas/instance.js";
-import { callOptionsFor } from "./call-context.js";
-import { requireJob } from "./job-access.js";
-import type { ManagerClient } from "./job-access.js";
-import { JobIdParams, LocationHeader, acceptOnly, emptyResponse, errorResponses, jsonResponse, notFoundAs } from "./route-schemas.js";
+import { callOptionsFor } from "../http/call-options.js";
+import { requireJob } from "../operations/job-access.js";
+import type { ManagerClient } from "../operations/job-access.js";
+import { emptyResponse, errorResponses, jsonResponse } from "../http/responses.js";
+import { acceptOnly } from "../http/content-type.js";
+import { notFoundAs } from "../http/problem.js";
+import { LocationHeader } from "../../schemas/headers.js";
 
 export interface InstanceRoutesOptions {
   readonly client: ManagerClient;

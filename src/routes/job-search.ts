@@ -11,25 +11,24 @@ import fastJson from "fast-json-stringify";
 import type { CurrentJob } from "../gen/norsk/api/manager_pb.js";
 import { readWithRetry } from "../grpc/dropped.js";
 import type { CallOptions } from "../grpc/types.js";
-import { jobToJson, QueryError, searchRequestFromQuery } from "../json/index.js";
-import type { SearchQuery } from "../json/index.js";
+import { jobToJson } from "../json/index.js";
+import { QueryError, searchRequestFromQuery } from "../operations/search-query.js";
+import type { SearchQuery } from "../operations/search-query.js";
 import { Job, JobList } from "../../schemas/job.js";
-import { JobSearchQuery } from "../../schemas/search.js";
+import { JobSearchQuery, NdjsonLine } from "../../schemas/search.js";
 import { Code, GrpcError } from "../grpc/errors.js";
-import { badRequest, toProblem } from "../problem.js";
-import { serializerOptions } from "../validation.js";
-import { callOptionsFor } from "./call-context.js";
-import type { ManagerClient } from "./job-access.js";
-import { errorResponses } from "./route-schemas.js";
-import { NdjsonLine } from "./search-schemas.js";
+import { badRequest, toProblem } from "../http/problem.js";
+import { serializerOptions } from "../http/validation.js";
+import { callOptionsFor } from "../http/call-options.js";
+import type { ManagerClient } from "../operations/job-access.js";
+import { errorResponses } from "../http/responses.js";
+import { JSON_TYPE, NDJSON, preference } from "../http/media-type.js";
 
 export interface SearchRoutesOptions {
   readonly client: ManagerClient;
   /** Deadline of each gRPC call, in ms. */
   readonly requestTimeoutMs: number;
 }
-
-export const NDJSON = "application/x-ndjson";
 
 export const jobSearchRoutes: FastifyPluginCallbackTypebox<SearchRoutesOptions> = (app, { client, requestTimeoutMs }, done) => {
   // Compiled once: the same serializer fastify would use for a Job response.
@@ -159,18 +158,10 @@ async function* ndjsonBody(
   }
 }
 
-/** NDJSON when the client lists it with a higher (or equal, and earlier) preference than JSON. */
+/** NDJSON when the client lists it with a higher (or equal) preference than JSON. */
 export function prefersNdjson(accept: string | undefined): boolean {
   if (accept === undefined) return false;
-  let ndjson = -1;
-  let json = -1;
-  for (const range of accept.split(",")) {
-    const [type = "", ...params] = range.split(";").map((part) => part.trim().toLowerCase());
-    const qParam = params.find((p) => p.startsWith("q="));
-    const q = qParam === undefined ? 1 : Number(qParam.slice(2));
-    if (Number.isNaN(q)) continue;
-    if (type === NDJSON) ndjson = Math.max(ndjson, q);
-    else if (type === "application/json" || type === "application/*" || type === "*/*") json = Math.max(json, q);
-  }
-  return ndjson > 0 && ndjson >= json;
+  const ndjson = preference(accept, (range) => range === NDJSON);
+  const json = preference(accept, (range) => range === JSON_TYPE || range === "application/*" || range === "*/*");
+  return ndjson.q > 0 && ndjson.q >= json.q;
 }

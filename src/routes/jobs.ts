@@ -10,28 +10,20 @@ import { JobSchema } from "../gen/norsk/api/manager_pb.js";
 import type { Job } from "../gen/norsk/api/manager_pb.js";
 import { Code, GrpcError } from "../grpc/errors.js";
 import { jobFromJson, jobToJson } from "../json/index.js";
-import { Job as JobJsonSchema, JobInput, JobPatch } from "../../schemas/job.js";
-import { badRequest, ProblemError } from "../problem.js";
-import { callOptionsFor } from "./call-context.js";
-import { expectedHash, findJob, notFound, preconditionFailed, requireJob, updateJob } from "./job-access.js";
-import type { ManagerClient } from "./job-access.js";
-import { DELETING_TAG, deleteJob, refuseDeletingTag } from "./job-delete.js";
-import { checkPatchable, patchJob } from "./job-patch.js";
-import { JobWriteQueue } from "./job-write-queue.js";
-import { etagOf, noneMatch, parseIfMatch } from "./preconditions.js";
+import { Job as JobJsonSchema, JobIdParams, JobInput, JobPatch } from "../../schemas/job.js";
+import { badRequest, ProblemError } from "../http/problem.js";
+import { callOptionsFor } from "../http/call-options.js";
+import { expectedHash, findJob, notFound, preconditionFailed, requireJob, updateJob } from "../operations/job-access.js";
+import type { ManagerClient } from "../operations/job-access.js";
+import { DELETING_TAG, deleteJob, refuseDeletingTag } from "../operations/job-delete.js";
+import { checkPatchable, patchJob } from "../operations/job-patch.js";
+import { JobWriteQueue } from "../operations/job-write-queue.js";
+import { etagOf, noneMatch, parseIfMatch } from "../http/preconditions.js";
 import type { CallOptions } from "../grpc/types.js";
-import {
-  ETagHeader,
-  IfMatchHeaders,
-  IfNoneMatchHeaders,
-  JobIdParams,
-  LocationHeader,
-  acceptOnly,
-  emptyResponse,
-  errorResponses,
-  jsonResponse,
-  notFoundAs,
-} from "./route-schemas.js";
+import { emptyResponse, errorResponses, jsonResponse } from "../http/responses.js";
+import { acceptOnly } from "../http/content-type.js";
+import { notFoundAs } from "../http/problem.js";
+import { ETagHeader, IfMatchHeaders, IfNoneMatchHeaders, LocationHeader } from "../../schemas/headers.js";
 
 export interface JobsRoutesOptions {
   readonly client: ManagerClient;

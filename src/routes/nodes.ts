@@ -23,10 +23,12 @@ import {
 } from "../../schemas/nodes.js";
 // The mirror's output has the response schema's type by construction (test/schemas checks it).
 import type { AwsNodeJson, OciNodeJson, PhysicalNodeUpdateJson } from "../../schemas/nodes.js";
-import { badRequest } from "../problem.js";
-import { callOptionsFor } from "./call-context.js";
-import type { ManagerClient } from "./job-access.js";
-import { acceptOnly, errorResponses, notFoundAs } from "./route-schemas.js";
+import { badRequest } from "../http/problem.js";
+import { callOptionsFor } from "../http/call-options.js";
+import type { ManagerClient } from "../operations/job-access.js";
+import { errorResponses } from "../http/responses.js";
+import { acceptOnly } from "../http/content-type.js";
+import { notFoundAs } from "../http/problem.js";
 
 export interface NodeRoutesOptions {
   readonly client: ManagerClient;

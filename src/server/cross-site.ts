@@ -18,7 +18,8 @@
 // only for a Host that cannot be rebound: an IP address, or localhost.
 import { isIP } from "node:net";
 import type { FastifyRequest } from "fastify";
-import { ProblemError } from "../problem.js";
+import { JSON_TYPE, MERGE_PATCH_TYPE, mediaType } from "../http/media-type.js";
+import { ProblemError } from "../http/problem.js";
 
 export interface CrossSiteOptions {
   /**
@@ -69,7 +70,7 @@ function parseAuthority(text: string): Authority | undefined {
 
 /** Methods that change nothing (RFC 9110 §9.2.1); every other one is checked. */
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
-const JSON_TYPES = new Set(["application/json", "application/merge-patch+json"]);
+const JSON_TYPES = new Set([JSON_TYPE, MERGE_PATCH_TYPE]);
 
 /** The onRequest hook enforcing `options` (see the top of this file). */
 export function crossSiteGuard(options: CrossSiteOptions): (request: FastifyRequest) => Promise<void> {
@@ -130,10 +131,6 @@ function parseOrigin(origin: string): URL | undefined {
   } catch {
     return undefined; // "null" (a sandboxed page, a file), or not an origin at all
   }
-}
-
-function mediaType(contentType: string | undefined): string {
-  return (contentType ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
 }
 
 function misdirected(host: string | undefined): ProblemError {

@@ -1,11 +1,12 @@
 // What an event stream sends, as text: Server-Sent Events (text/event-stream) or NDJSON, and
 // which of the two a client asked for.
 import type { EncodedEvent } from "./decoder.js";
+import { NDJSON, SSE, preference } from "../http/media-type.js";
+
+export { NDJSON, SSE };
 
 export type StreamFormat = "sse" | "ndjson";
 
-export const SSE = "text/event-stream";
-export const NDJSON = "application/x-ndjson";
 
 /** The event's text: an SSE message with an id, or one NDJSON line. Data is JSON on one line. */
 export function formatEvent(format: StreamFormat, event: EncodedEvent, id: number): string {
@@ -33,16 +34,8 @@ export function heartbeat(format: StreamFormat): string {
  */
 export function negotiateFormat(accept: string | undefined): StreamFormat {
   if (accept === undefined) return "sse";
-  let ndjson = { q: -1, at: Infinity };
-  let sse = { q: -1, at: Infinity };
-  accept.split(",").forEach((range, at) => {
-    const [type = "", ...params] = range.split(";").map((part) => part.trim().toLowerCase());
-    const qParam = params.find((p) => p.startsWith("q="));
-    const q = qParam === undefined ? 1 : Number(qParam.slice(2));
-    if (Number.isNaN(q)) return;
-    if (type === NDJSON && q > ndjson.q) ndjson = { q, at };
-    else if ((type === SSE || type === "text/*" || type === "*/*") && q > sse.q) sse = { q, at };
-  });
+  const ndjson = preference(accept, (range) => range === NDJSON);
+  const sse = preference(accept, (range) => range === SSE || range === "text/*" || range === "*/*");
   if (ndjson.q <= 0) return "sse";
   return ndjson.q > sse.q || (ndjson.q === sse.q && ndjson.at < sse.at) ? "ndjson" : "sse";
 }

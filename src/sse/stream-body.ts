@@ -9,8 +9,8 @@
 import { Readable } from "node:stream";
 import type { ServerResponse } from "node:http";
 import type { GrpcError } from "../grpc/errors.js";
-import { ProblemError } from "../problem.js";
-import type { ProblemBody } from "../problem.js";
+import { ProblemError } from "../http/problem.js";
+import type { ProblemBody } from "../http/problem.js";
 import type { EncodedEvent } from "./decoder.js";
 import type { StreamFormat } from "./frames.js";
 import { formatError, formatEvent, heartbeat } from "./frames.js";

@@ -10,7 +10,7 @@ import { connectManager } from "../../src/grpc/manager-connection.js";
 import type { ManagerConnection } from "../../src/grpc/manager-connection.js";
 import { startManager } from "../../src/manager/index.js";
 import type { RunningManager } from "../../src/manager/index.js";
-import type { ManagerClient } from "../../src/routes/job-access.js";
+import type { ManagerClient } from "../../src/operations/job-access.js";
 
 export interface Replica {
   readonly app: FastifyInstance;

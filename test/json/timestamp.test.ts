@@ -6,7 +6,8 @@ import { JobSchema } from "../../src/gen/norsk/api/manager_pb.js";
 import { MirrorError } from "../../src/json/errors.js";
 import { jobFromJson, jobToJson } from "../../src/json/job.js";
 import { messageToJson } from "../../src/json/mirror.js";
-import { MAX_SECONDS, MIN_SECONDS, civilFromDays, daysFromCivil, formatTimestamp, parseTimestamp } from "../../src/json/timestamp.js";
+import { formatTimestamp } from "../../src/json/timestamp.js";
+import { MAX_SECONDS, MIN_SECONDS, civilFromDays, daysFromCivil, parseTimestamp } from "../../src/lexical/timestamp.js";
 import { timestamp } from "./arbitraries.js";
 import { issueOf, jobBody } from "./helpers.js";
 

@@ -4,7 +4,7 @@ import { JobSearchRequestSchema, file_norsk_api_manager } from "../../src/gen/no
 import { file_norsk_api_common } from "../../src/gen/norsk/api/common_pb.js";
 import { createRegistry } from "@bufbuild/protobuf";
 import { messageFromJson, messageToJson } from "../../src/json/mirror.js";
-import { searchRequestFromQuery } from "../../src/json/search.js";
+import { searchRequestFromQuery } from "../../src/operations/search-query.js";
 import { bytes, messageVectors, searchVectors } from "./vectors.js";
 
 const registry = createRegistry(file_norsk_api_manager, file_norsk_api_common);

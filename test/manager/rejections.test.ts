@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { EventStreamEvent } from "../../src/gen/norsk/api/manager_pb.js";
 import { Code } from "../../src/grpc/index.js";
-import { ID_PATTERN_MESSAGE } from "../../src/ids.js";
+import { ID_PATTERN_MESSAGE } from "../../src/lexical/ids.js";
 import { EventReader, collect, dumpDatabase, grpcErrorOf, simpleJob, startHarness } from "./harness.js";
 import type { Harness, ManagerClient } from "./harness.js";
 

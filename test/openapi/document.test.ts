@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildApp } from "../../src/app.js";
 import { connectManager } from "../../src/grpc/manager-connection.js";
 import type { ManagerConnection } from "../../src/grpc/manager-connection.js";
-import { generateOpenApiYaml } from "../../src/openapi/generate.js";
+import { generateOpenApiYaml } from "../../src/openapi-yaml.js";
 import { operationsOf } from "../../src/openapi/finish.js";
 import type { Media, Operation } from "../../src/openapi/finish.js";
 import { DOCUMENT_PATH, committedDocument, parametersOf, resolveRef } from "./helpers.js";

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Job_JobState } from "../../src/gen/norsk/api/manager_pb.js";
 import { Code } from "../../src/grpc/index.js";
-import { ID_PATTERN_MESSAGE } from "../../src/ids.js";
+import { ID_PATTERN_MESSAGE } from "../../src/lexical/ids.js";
 import { startListeningGateway } from "../helpers/listening-gateway.js";
 import type { ListeningGateway } from "../helpers/listening-gateway.js";
 

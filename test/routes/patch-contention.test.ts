@@ -5,7 +5,7 @@
 import { STATUS_CODES } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { LightMyRequestResponse } from "fastify";
-import type { ManagerClient } from "../../src/routes/job-access.js";
+import type { ManagerClient } from "../../src/operations/job-access.js";
 import { startReplicas } from "../helpers/replicas.js";
 import type { Replica, Replicas } from "../helpers/replicas.js";
 

@@ -8,7 +8,7 @@ import { Socket } from "node:net";
 import { create, toBinary } from "@bufbuild/protobuf";
 import { afterEach, describe, expect, it } from "vitest";
 import { EventStreamEventSchema } from "../../src/gen/norsk/api/manager_pb.js";
-import type { ProblemBody } from "../../src/problem.js";
+import type { ProblemBody } from "../../src/http/problem.js";
 import { EventDecoder } from "../../src/sse/decoder.js";
 import { formatError, formatEvent } from "../../src/sse/frames.js";
 import { SlowClientError, StreamBody } from "../../src/sse/stream-body.js";

@@ -5,8 +5,8 @@ import { IncomingMessage, ServerResponse } from "node:http";
 import { Socket } from "node:net";
 import { describe, expect, it } from "vitest";
 import { Code, GrpcError } from "../../src/grpc/errors.js";
-import { ProblemError } from "../../src/problem.js";
-import type { ProblemBody } from "../../src/problem.js";
+import { ProblemError } from "../../src/http/problem.js";
+import type { ProblemBody } from "../../src/http/problem.js";
 import { StreamBody } from "../../src/sse/stream-body.js";
 import type { OpenUpstream } from "../../src/sse/upstream.js";
 

@@ -1,8 +1,8 @@
 // The document as the app generates it, without a Manager: the app is built (never listening)
 // on a channel that is never used, so generating needs no network, no data directory and no
 // Manager. `npm run openapi` writes it to openapi.yaml; a test compares the two.
-import { buildApp } from "../app.js";
-import { connectManager } from "../grpc/manager-connection.js";
+import { buildApp } from "./app.js";
+import { connectManager } from "./grpc/manager-connection.js";
 
 export async function generateOpenApiYaml(): Promise<string> {
   // gRPC channels connect lazily: nothing is dialled unless a call is made.

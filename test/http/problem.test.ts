@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { Metadata, status as Code } from "@grpc/grpc-js";
-import { GrpcError } from "../src/grpc/errors.js";
-import { ProblemError, toProblem } from "../src/problem.js";
+import { GrpcError } from "../../src/grpc/errors.js";
+import { ProblemError, toProblem } from "../../src/http/problem.js";
 
 const request = { id: "req-1", url: "/v1/jobs/a?x=1" };
 

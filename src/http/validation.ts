@@ -5,8 +5,8 @@
 import { Ajv } from "ajv";
 import type { ErrorObject, Options } from "ajv";
 import type { FastifySchemaCompiler } from "fastify";
-import { gatewayFormats } from "../schemas/formats.js";
-import { ID_PATTERN, ID_PATTERN_MESSAGE } from "./ids.js";
+import { gatewayFormats } from "../../schemas/formats.js";
+import { ID_PATTERN, ID_PATTERN_MESSAGE } from "../lexical/ids.js";
 import type { ProblemDetailItem } from "./problem.js";
 
 const COMMON: Options = {

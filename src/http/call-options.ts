@@ -1,8 +1,12 @@
-// What an HTTP request carries into its gRPC call: a deadline, the allow-listed metadata,
-// and a signal that fires when the HTTP client goes away (docs/ARCHITECTURE.md §5).
+// What an HTTP request carries into its gRPC call (docs/ARCHITECTURE.md §5): a deadline, the
+// allow-listed metadata, and a signal that fires when the HTTP client goes away. The headers
+// that reach the Manager are checked first: a malformed Grpc-Timeout, or a header gRPC metadata
+// cannot carry, is a 400 naming it, never silently ignored and never an exception inside grpc-js.
 import type { IncomingHttpHeaders, ServerResponse } from "node:http";
-import type { CallOptions } from "./types.js";
-import { keyFault, valueFault } from "./metadata-rules.js";
+import type { FastifyReply, FastifyRequest } from "fastify";
+import { badRequest } from "./problem.js";
+import type { CallOptions } from "../grpc/types.js";
+import { keyFault, valueFault } from "../grpc/metadata-rules.js";
 
 const UNIT_MS: Readonly<Record<string, number>> = { H: 3_600_000, M: 60_000, S: 1_000, m: 1, u: 1e-3, n: 1e-6 };
 
@@ -105,4 +109,23 @@ export function callOptions(input: CallContextInput): CallOptions {
     metadata: forwardedMetadata(input.headers, input.requestId),
     signal: disconnectSignal(input.response),
   };
+}
+
+const TIMEOUT_MESSAGE = "must be 1 to 8 digits and a unit (H, M, S, m, u, n), e.g. 500m";
+
+/** Throws a 400 listing every unusable header; otherwise the options of the request's calls. */
+export function callOptionsFor(request: FastifyRequest, reply: FastifyReply, requestTimeoutMs: number): CallOptions {
+  const header = request.headers["grpc-timeout"];
+  const grpcTimeoutMs = typeof header === "string" ? parseGrpcTimeout(header) : undefined;
+  const faults: HeaderFault[] = [];
+  if (header !== undefined && grpcTimeoutMs === undefined) faults.push({ header: "grpc-timeout", message: TIMEOUT_MESSAGE });
+  faults.push(...metadataFaults(request.headers));
+  if (faults.length > 0) throw badRequest("the request headers are invalid", faults);
+  return callOptions({
+    headers: request.headers,
+    requestId: request.id,
+    response: reply.raw,
+    requestTimeoutMs,
+    grpcTimeoutMs,
+  });
 }

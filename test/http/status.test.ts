@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { status as Code } from "@grpc/grpc-js";
-import { HTTP_STATUS_OF_CODE, codeName, httpStatusOf } from "../../src/grpc/http-status.js";
+import { HTTP_STATUS_OF_CODE, codeName, httpStatusOf } from "../../src/http/status.js";
 
 // docs/ARCHITECTURE.md §5: grpc-gateway's table.
 const TABLE: readonly [Code, number][] = [

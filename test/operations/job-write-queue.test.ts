@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { Code, GrpcError } from "../../src/grpc/errors.js";
-import { ProblemError } from "../../src/problem.js";
-import { JobWriteQueue } from "../../src/routes/job-write-queue.js";
+import { ProblemError } from "../../src/http/problem.js";
+import { JobWriteQueue } from "../../src/operations/job-write-queue.js";
 
 /** Holds `jobId` in `queue` until the returned function is called. */
 function hold(queue: JobWriteQueue, jobId: string): { release: () => void; done: Promise<void> } {

@@ -8,12 +8,12 @@ import type { Job } from "../gen/norsk/api/manager_pb.js";
 import { Code, GrpcError } from "../grpc/errors.js";
 import type { CallOptions } from "../grpc/types.js";
 import { jobFromJson, jobToJson } from "../json/index.js";
-import { badRequest, ProblemError } from "../problem.js";
+import { badRequest, ProblemError } from "../http/problem.js";
 import { preconditionFailed, requireJob, updateJob } from "./job-access.js";
 import type { ManagerClient } from "./job-access.js";
 import { beingDeleted, isBeingDeleted, refuseDeletingTag } from "./job-delete.js";
-import { applyMergePatch } from "./merge-patch.js";
-import type { IfMatch } from "./preconditions.js";
+import { applyMergePatch } from "../json/merge-patch.js";
+import type { IfMatch } from "../http/preconditions.js";
 
 /** A Job field's property name in protobuf-es, by its JSON name; built once. */
 const LOCAL_NAME_OF_JSON_NAME = new Map(JobSchema.fields.map((field) => [field.jsonName, field.localName]));

@@ -2,9 +2,9 @@
 // send most of them): each is answered with a problem like every other answer, quoting nothing
 // of the request, its instance a urn:uuid naming the occurrence; and nothing is written.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startListeningGateway } from "./helpers/listening-gateway.js";
-import type { ListeningGateway } from "./helpers/listening-gateway.js";
-import { openRaw, parseResponse } from "./helpers/raw-socket.js";
+import { startListeningGateway } from "../helpers/listening-gateway.js";
+import type { ListeningGateway } from "../helpers/listening-gateway.js";
+import { openRaw, parseResponse } from "../helpers/raw-socket.js";
 
 let gw: ListeningGateway;
 

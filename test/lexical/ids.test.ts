@@ -4,8 +4,8 @@
 import { Ajv } from "ajv";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { ID_PATTERN_MESSAGE, idProblem } from "../src/ids.js";
-import { Id } from "../schemas/common.js";
+import { ID_PATTERN_MESSAGE, idProblem } from "../../src/lexical/ids.js";
+import { Id } from "../../schemas/common.js";
 
 const TOO_LONG = "must be at most 256 characters (it has 257)";
 

@@ -1,6 +1,7 @@
 // Entity tags and conditional requests for jobs (docs/ARCHITECTURE.md §5, RFC 9110 §13). A job's ETag is its
 // currentHash, quoted: "-9223372036854775808". Only strong tags name a hash.
-import { ProblemError } from "../problem.js";
+import { STRONG_ENTITY_TAG } from "../lexical/entity-tag.js";
+import { ProblemError } from "./problem.js";
 
 const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
@@ -16,7 +17,7 @@ export type IfMatch =
   | { readonly kind: "hash"; readonly hash: bigint }
   | { readonly kind: "never" };
 
-const STRONG_TAG = /^"(0|-?[1-9][0-9]{0,18})"$/;
+const STRONG_TAG = new RegExp(STRONG_ENTITY_TAG);
 const WEAK_TAG = /^W\/"[\x21\x23-\x7e]*"$/;
 
 /**

@@ -1,60 +1,12 @@
-// Schemas shared by the route plugins: path parameters, request headers and responses. The
-// responses use fastify's per-media-type form ({description, headers, content}) so that one
+// Response declarations shared by the route plugins. They use fastify's per-media-type form ({description, headers, content}) so that one
 // declaration gives both the compiled serializer and the OpenAPI response: errors are
 // serialized through the Problem schema under application/problem+json, which is the
 // Content-Type the error handler sets.
 import { STATUS_CODES } from "node:http";
 import { Type } from "@sinclair/typebox";
 import type { TNull, TSchema, TString } from "@sinclair/typebox";
-import type { FastifyRequest } from "fastify";
-import { IdOf, Problem } from "../../schemas/common.js";
-import { Code, GrpcError } from "../grpc/errors.js";
-import { PROBLEM_CONTENT_TYPE, ProblemError } from "../problem.js";
-
-export const JobIdParams = Type.Object(
-  {
-    jobId: IdOf("The job's id.", "encoder-1"),
-  },
-  { additionalProperties: false },
-);
-
-const ENTITY_TAG = '^"(0|-?[1-9][0-9]{0,18})"$';
-
-/** Response header: the job's currentHash as a strong entity tag. */
-export const ETagHeader = Type.String({
-  description: 'The job\'s currentHash as a strong entity tag, e.g. "-3481990684367738963"; send it back in If-Match or If-None-Match.',
-  pattern: ENTITY_TAG,
-  examples: ['"-3481990684367738963"'],
-});
-
-/** Response header: where the created resource lives. */
-export const LocationHeader = Type.String({
-  description: "Path of the created resource (ids URL-encoded).",
-  examples: ["/v1/jobs/encoder-1"],
-});
-
-// Request headers. Names are in lower case: with a custom validator compiler fastify matches
-// header schemas against Node's lower-cased header names as written. No pattern: the route
-// parses these itself and answers 400 naming the header (or 412 for a weak If-Match).
-export const IfMatchHeaders = Type.Object({
-  "if-match": Type.Optional(
-    Type.String({
-      description:
-        "Only change the job if its ETag is this one (412 otherwise), or `*` for any existing job. One strong entity tag; a weak tag never matches.",
-      examples: ["*"],
-    }),
-  ),
-});
-
-export const IfNoneMatchHeaders = Type.Object({
-  "if-none-match": Type.Optional(
-    Type.String({
-      // No example: Swagger UI would send it, and a matching one makes "Try it out" a 304.
-      description:
-        'Answer 304 Not Modified, without a body, if the job\'s ETag is one of these (weak comparison), e.g. "-3481990684367738963", or for `*`.',
-    }),
-  ),
-});
+import { Problem } from "../../schemas/common.js";
+import { PROBLEM_CONTENT_TYPE } from "./problem.js";
 
 /** A JSON response: `schema` under application/json, with optional response headers. */
 export function jsonResponse<T extends TSchema>(schema: T, description: string, headers?: Record<string, TString>) {
@@ -113,29 +65,3 @@ export function errorResponses<S extends number>(
   return responses as Record<S | (typeof MANAGER_FAILURES)[number] | "default", ProblemResponse>;
 }
 
-/** A catch handler: NOT_FOUND from the Manager becomes a 404 saying `detail`; others pass. */
-export function notFoundAs(detail: string): (error: unknown) => never {
-  return (error) => {
-    if (error instanceof GrpcError && error.code === Code.NOT_FOUND) throw new ProblemError(404, detail, undefined, "NOT_FOUND");
-    throw error;
-  };
-}
-
-/**
- * A preValidation hook accepting only the listed media types (parameters such as charset
- * aside). fastify parses any JSON-like body it has a parser for; this keeps a merge patch out
- * of PUT and POST, where it would mean something else.
- */
-export function acceptOnly(...mediaTypes: string[]): (request: FastifyRequest) => Promise<void> {
-  return (request) => {
-    const given = (request.headers["content-type"] ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
-    if (!mediaTypes.includes(given)) {
-      return Promise.reject(
-        new ProblemError(415, `Content-Type must be ${mediaTypes.join(" or ")}`, [
-          { header: "content-type", message: `is ${given === "" ? "missing" : JSON.stringify(given)}` },
-        ]),
-      );
-    }
-    return Promise.resolve();
-  };
-}

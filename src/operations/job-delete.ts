@@ -18,10 +18,10 @@ import { JobSchema } from "../gen/norsk/api/manager_pb.js";
 import type { Job } from "../gen/norsk/api/manager_pb.js";
 import { Code, GrpcError } from "../grpc/errors.js";
 import type { CallOptions } from "../grpc/types.js";
-import { badRequest, ProblemError } from "../problem.js";
+import { badRequest, ProblemError } from "../http/problem.js";
 import { findJob, notFound, preconditionFailed, updateJob } from "./job-access.js";
 import type { ManagerClient } from "./job-access.js";
-import type { IfMatch } from "./preconditions.js";
+import type { IfMatch } from "../http/preconditions.js";
 
 /** The tag a conditional DELETE sets on the job it is about to delete; reserved to the gateway. */
 export const DELETING_TAG = "gateway.norsk/deleting";

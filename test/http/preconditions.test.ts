@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { etagOf, noneMatch, parseIfMatch } from "../../src/routes/preconditions.js";
-import { ProblemError } from "../../src/problem.js";
+import { etagOf, noneMatch, parseIfMatch } from "../../src/http/preconditions.js";
+import { ProblemError } from "../../src/http/problem.js";
 
 describe("ETag", () => {
   it("quotes the decimal hash, int64 extremes included", () => {

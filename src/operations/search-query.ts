@@ -7,7 +7,7 @@ import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import { TimestampSchema } from "@bufbuild/protobuf/wkt";
 import { DateFilter_WithinSchema, JobFilterSchema, JobSearchRequestSchema } from "../gen/norsk/api/manager_pb.js";
 import type { JobFilter, JobSearchRequest } from "../gen/norsk/api/manager_pb.js";
-import { parseTimestamp } from "./timestamp.js";
+import { parseTimestamp } from "../lexical/timestamp.js";
 
 /** One thing wrong with the query: which parameter, and what. */
 export interface QueryIssue {

@@ -5,10 +5,10 @@
 // previous one wrote. The retries remain for writers the queue cannot see (other replicas).
 // Queueing also keeps this process's writes of a job out of a conditional DELETE's window
 // between its fence and DeleteJob (job-delete.ts).
-import { KeyedMutex, MutexQueueFullError } from "../keyed-mutex.js";
+import { KeyedMutex, MutexQueueFullError } from "./keyed-mutex.js";
 import { Code, GrpcError } from "../grpc/errors.js";
 import type { CallOptions } from "../grpc/types.js";
-import { ProblemError } from "../problem.js";
+import { ProblemError } from "../http/problem.js";
 
 export interface JobWriteQueueOptions {
   /** Writes of one job that may wait behind the running one; one more is a 429. Default: 100. */

@@ -6,8 +6,8 @@ import { JobSchema } from "../gen/norsk/api/manager_pb.js";
 import { readWithRetry } from "../grpc/dropped.js";
 import { Code, GrpcError } from "../grpc/errors.js";
 import type { CallOptions, Client } from "../grpc/types.js";
-import { ProblemError } from "../problem.js";
-import type { IfMatch } from "./preconditions.js";
+import { ProblemError } from "../http/problem.js";
+import type { IfMatch } from "../http/preconditions.js";
 
 export type ManagerClient = Client<typeof Manager>;
 

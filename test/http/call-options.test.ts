@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { forwardedMetadata, metadataFaults, parseGrpcTimeout } from "../../src/grpc/call-context.js";
+import { forwardedMetadata, metadataFaults, parseGrpcTimeout } from "../../src/http/call-options.js";
 
 describe("parseGrpcTimeout", () => {
   it.each([

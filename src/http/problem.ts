@@ -5,11 +5,11 @@
 import { STATUS_CODES } from "node:http";
 import type { FastifyError } from "fastify";
 import type { Static } from "@sinclair/typebox";
-import type { ProblemItem, ProblemJson } from "../schemas/common.js";
-import { GrpcError } from "./grpc/errors.js";
-import { MirrorError } from "./json/errors.js";
-import { JsonBodyError } from "./json/body.js";
-import { codeName, httpStatusOf } from "./grpc/http-status.js";
+import type { ProblemItem, ProblemJson } from "../../schemas/common.js";
+import { Code, GrpcError } from "../grpc/errors.js";
+import { MirrorError } from "../json/errors.js";
+import { JsonBodyError } from "../json/body.js";
+import { codeName, httpStatusOf } from "./status.js";
 import { validationItems } from "./validation.js";
 import type { RequestPart } from "./validation.js";
 
@@ -132,4 +132,12 @@ function genericDetail(status: number): string {
   if (status === 504) return "the Manager did not answer before the deadline";
   if (status === 501) return "the Manager does not implement this operation";
   return "internal error; the request id identifies it in the gateway's log";
+}
+
+/** A catch handler: NOT_FOUND from the Manager becomes a 404 saying `detail`; others pass. */
+export function notFoundAs(detail: string): (error: unknown) => never {
+  return (error) => {
+    if (error instanceof GrpcError && error.code === Code.NOT_FOUND) throw new ProblemError(404, detail, undefined, "NOT_FOUND");
+    throw error;
+  };
 }

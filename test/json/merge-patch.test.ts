@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { applyMergePatch } from "../../src/routes/merge-patch.js";
+import { applyMergePatch } from "../../src/json/merge-patch.js";
 
 // RFC 7396, Appendix A.
 const RFC_EXAMPLES: readonly [unknown, unknown, unknown][] = [

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { QueryError, searchRequestFromQuery } from "../../src/json/search.js";
-import type { QueryIssue } from "../../src/json/search.js";
+import { QueryError, searchRequestFromQuery } from "../../src/operations/search-query.js";
+import type { QueryIssue } from "../../src/operations/search-query.js";
 
 function queryIssues(query: string): readonly QueryIssue[] {
   try {

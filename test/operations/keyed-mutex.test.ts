@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { KeyedMutex, MutexQueueFullError } from "../src/keyed-mutex.js";
+import { KeyedMutex, MutexQueueFullError } from "../../src/operations/keyed-mutex.js";
 
 /** A promise and the functions that settle it, for tasks the test finishes by hand. */
 function gate(): { promise: Promise<void>; open: () => void } {

@@ -1,0 +1,35 @@
+// Media types as HTTP headers carry them: the bare type of a Content-Type, and how much an
+// Accept header wants a type (RFC 9110 §12.5.1). One parser for every route that negotiates.
+
+export const JSON_TYPE = "application/json";
+export const MERGE_PATCH_TYPE = "application/merge-patch+json";
+export const NDJSON = "application/x-ndjson";
+export const SSE = "text/event-stream";
+
+/** The type/subtype of a Content-Type, lower-cased, parameters (charset) aside; "" when absent. */
+export function mediaType(contentType: string | undefined): string {
+  return (contentType ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
+}
+
+/** How much an Accept header wants something: the highest q among the ranges that name it, and where the first such range stands. */
+export interface Preference {
+  /** -1 when no range names it; 0 means "not acceptable". */
+  readonly q: number;
+  /** The index of the first range with that q; Infinity when none. */
+  readonly at: number;
+}
+
+/**
+ * The preference of `accept` for what `matches` recognises among its ranges ("application/json",
+ * "*\/*", ...). A range whose q is not a number is ignored.
+ */
+export function preference(accept: string, matches: (range: string) => boolean): Preference {
+  let best: Preference = { q: -1, at: Infinity };
+  accept.split(",").forEach((part, at) => {
+    const [range = "", ...params] = part.split(";").map((piece) => piece.trim().toLowerCase());
+    const qParam = params.find((p) => p.startsWith("q="));
+    const q = qParam === undefined ? 1 : Number(qParam.slice(2));
+    if (!Number.isNaN(q) && matches(range) && q > best.q) best = { q, at };
+  });
+  return best;
+}
