@@ -123,7 +123,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(jobsRoutes, { ...jobOptions, patchAttempts: options.patchAttempts, maxWaitingWrites: options.maxWaitingWrites });
   await app.register(jobInstanceRoutes, jobOptions);
   await app.register(nodeRoutes, jobOptions);
-  await app.register(eventRoutes, { channel: options.connection.streamChannel, requestTimeoutMs, ...options.streams });
+  await app.register(eventRoutes, { client: options.connection.encodedStreams, requestTimeoutMs, ...options.streams });
   await app.register(docsRoutes);
   return app;
 }

@@ -1,11 +1,18 @@
 // A typed client over one long-lived grpc-js channel: a promise per unary call, an async
 // iterable per server stream. Every call has a deadline; an AbortSignal cancels it.
+//
+// A client made with `messages: "bytes"` offers the server streams only, and hands their
+// messages over still encoded, as they arrive. An event stream needs that: every client of
+// /v1/events receives the same messages, so they are decoded and turned into JSON once for all
+// of them (src/sse/decoder.ts), not once per client. Such a stream is read as fast as it comes
+// (flowing mode): a consumer that wants a bound keeps it itself (src/sse/stream-body.ts), so
+// unread data never holds up a channel that other calls share.
 import { Client as GrpcClient, Metadata, credentials, status } from "@grpc/grpc-js";
 import type { ChannelCredentials, ChannelOptions, ClientReadableStream } from "@grpc/grpc-js";
-import type { DescMethod, Message } from "@bufbuild/protobuf";
+import type { DescMessage, DescMethod, Message, MessageInitShape } from "@bufbuild/protobuf";
 import { methodCodec } from "./codec.js";
 import type { MethodCodec } from "./codec.js";
-import { callError } from "./dropped.js";
+import { callError, isRetryableRead } from "./dropped.js";
 import { GrpcError } from "./errors.js";
 import type { CallOptions, Client, ServiceShape } from "./types.js";
 
@@ -24,16 +31,65 @@ export function createChannel(address: string, settings: ChannelSettings = {}): 
 export interface ClientSettings {
   /** Deadline of a call that names none, in milliseconds. Default: 10 000. */
   readonly defaultTimeoutMs?: number;
+  /** Messages decoded for the caller (the default). */
+  readonly messages?: "decoded";
 }
+
+export interface BytesClientSettings {
+  /** Server streams only, their messages still encoded: a BytesClient. */
+  readonly messages: "bytes";
+  /** Deadline of a call that names none, in milliseconds. Default: none, as a stream is meant to last. */
+  readonly defaultTimeoutMs?: number;
+}
+
+/** What a stream of still-encoded messages tells its consumer; exactly one of end and error comes last. */
+export interface BytesStreamHandlers {
+  message(bytes: Buffer): void;
+  /** The server ended the stream (status OK). */
+  end(): void;
+  /** The call failed: the server's status, or CANCELLED after cancel or abort. */
+  error(error: GrpcError): void;
+}
+
+/**
+ * Opens the call and hands its messages to `handlers`; returns the function that cancels it.
+ * A call whose connection goes away before its first message is opened once more: nothing
+ * has reached the consumer yet, so the new call is the same stream.
+ */
+export type OpenBytesStream = (handlers: BytesStreamHandlers) => () => void;
+
+/** Prepares a call; nothing is sent (and no metadata is built) until it is opened. */
+export type BytesStreamCall<I extends DescMessage> = (request: MessageInitShape<I>, options?: CallOptions) => OpenBytesStream;
+
+type InputOf<M> = M extends { input: infer I extends DescMessage } ? I : never;
+
+/** The server-streaming methods of a service, by local name, as calls of still-encoded messages. */
+export type BytesClient<S extends ServiceShape> = {
+  readonly [K in keyof S["method"] as S["method"][K] extends { methodKind: "server_streaming" } ? K : never]: BytesStreamCall<
+    InputOf<S["method"][K]>
+  >;
+};
 
 const DEFAULT_TIMEOUT_MS = 10_000;
 
-export function createClient<S extends ServiceShape>(service: S, channel: GrpcClient, settings: ClientSettings = {}): Client<S> {
-  const defaultTimeoutMs = settings.defaultTimeoutMs ?? DEFAULT_TIMEOUT_MS;
+export function createClient<S extends ServiceShape>(service: S, channel: GrpcClient, settings: BytesClientSettings): BytesClient<S>;
+export function createClient<S extends ServiceShape>(service: S, channel: GrpcClient, settings?: ClientSettings): Client<S>;
+export function createClient<S extends ServiceShape>(
+  service: S,
+  channel: GrpcClient,
+  settings: ClientSettings | BytesClientSettings = {},
+): Client<S> | BytesClient<S> {
   const calls: Record<string, unknown> = {};
-  for (const method of service.methods) {
-    calls[method.localName] = makeCall(channel, method, defaultTimeoutMs);
+  if (settings.messages === "bytes") {
+    const defaultTimeoutMs = settings.defaultTimeoutMs ?? Infinity;
+    for (const method of service.methods) {
+      if (method.methodKind === "server_streaming") calls[method.localName] = makeBytesCall(channel, method, defaultTimeoutMs);
+    }
+    // The mapped type BytesClient<S> is exactly what the loop built: its server streams.
+    return calls as BytesClient<S>;
   }
+  const defaultTimeoutMs = settings.defaultTimeoutMs ?? DEFAULT_TIMEOUT_MS;
+  for (const method of service.methods) calls[method.localName] = makeCall(channel, method, defaultTimeoutMs);
   // The mapped type Client<S> is exactly what the loop built, method by method.
   return calls as Client<S>;
 }
@@ -54,22 +110,20 @@ function makeCall(channel: GrpcClient, method: DescMethod, defaultTimeoutMs: num
   }
 }
 
-function unary(
-  channel: GrpcClient,
-  codec: MethodCodec,
-  request: unknown,
-  options: CallOptions,
-  defaultTimeoutMs: number,
-): Promise<Message> {
+function makeBytesCall(channel: GrpcClient, method: DescMethod, defaultTimeoutMs: number): BytesStreamCall<DescMessage> {
+  const codec = methodCodec(method);
+  return (request, options = {}) =>
+    (handlers) =>
+      bytesStream(() => startStream(channel, codec, keepEncoded, request, options, defaultTimeoutMs), options.signal, handlers);
+}
+
+function unary(channel: GrpcClient, codec: MethodCodec, request: unknown, options: CallOptions, defaultTimeoutMs: number): Promise<Message> {
   return new Promise((resolve, reject) => {
-    const { signal } = options;
-    if (signal?.aborted) {
+    if (options.signal?.aborted === true) {
       reject(new GrpcError(status.CANCELLED, "call aborted before it started"));
       return;
     }
-    const onAbort = (): void => {
-      call.cancel();
-    };
+    let stopListening = (): void => undefined;
     const call = channel.makeUnaryRequest(
       codec.path,
       codec.serializeRequest,
@@ -78,12 +132,14 @@ function unary(
       toMetadata(options.metadata),
       { deadline: deadline(options, defaultTimeoutMs) },
       (error, value) => {
-        signal?.removeEventListener("abort", onAbort);
+        stopListening();
         if (error !== null || value === undefined) reject(callError(error));
         else resolve(value);
       },
     );
-    signal?.addEventListener("abort", onAbort, { once: true });
+    stopListening = cancelOnAbort(options.signal, () => {
+      call.cancel();
+    });
   });
 }
 
@@ -94,20 +150,11 @@ async function* serverStream(
   options: CallOptions,
   defaultTimeoutMs: number,
 ): AsyncGenerator<Message> {
-  const { signal } = options;
-  if (signal?.aborted) throw new GrpcError(status.CANCELLED, "call aborted before it started");
-  const call: ClientReadableStream<Message> = channel.makeServerStreamRequest(
-    codec.path,
-    codec.serializeRequest,
-    codec.deserializeResponse,
-    codec.createRequest(request),
-    toMetadata(options.metadata),
-    { deadline: deadline(options, defaultTimeoutMs) },
-  );
-  const onAbort = (): void => {
+  if (options.signal?.aborted === true) throw new GrpcError(status.CANCELLED, "call aborted before it started");
+  const call = startStream(channel, codec, codec.deserializeResponse, request, options, defaultTimeoutMs);
+  const stopListening = cancelOnAbort(options.signal, () => {
     call.cancel();
-  };
-  signal?.addEventListener("abort", onAbort, { once: true });
+  });
   let finished = false;
   try {
     for await (const message of call as AsyncIterable<Message>) yield message;
@@ -116,18 +163,90 @@ async function* serverStream(
     finished = true;
     throw callError(error);
   } finally {
-    signal?.removeEventListener("abort", onAbort);
+    stopListening();
     // The consumer stopped early: tell the server, so it stops producing.
     if (!finished) call.cancel();
   }
 }
 
-function deadline(options: CallOptions, defaultTimeoutMs: number): Date {
-  return new Date(Date.now() + (options.timeoutMs ?? defaultTimeoutMs));
+/** The bytes-stream contract of OpenBytesStream over calls made by `start`. */
+function bytesStream(start: () => ClientReadableStream<Buffer>, signal: AbortSignal | undefined, handlers: BytesStreamHandlers): () => void {
+  let call: ClientReadableStream<Buffer>;
+  let done = false;
+  let mayRetry = true;
+  let stopListening = (): void => undefined;
+  const finish = (): boolean => {
+    if (done) return false;
+    done = true;
+    stopListening();
+    return true;
+  };
+  const cancel = (): void => {
+    call.cancel();
+  };
+  const open = (): void => {
+    const current = start();
+    call = current;
+    current.on("data", (bytes: Buffer) => {
+      mayRetry = false;
+      if (!done && call === current) handlers.message(bytes);
+    });
+    current.on("end", () => {
+      if (call === current && finish()) handlers.end();
+    });
+    current.on("error", (raw: unknown) => {
+      if (call !== current) return;
+      const error = callError(raw);
+      if (mayRetry && !done && isRetryableRead(error) && signal?.aborted !== true) {
+        mayRetry = false;
+        open();
+        return;
+      }
+      if (finish()) handlers.error(error);
+    });
+  };
+  open();
+  // Opened even when already aborted, then cancelled: the consumer learns of it as CANCELLED.
+  stopListening = cancelOnAbort(signal, cancel);
+  return cancel;
 }
 
-/** grpc-js Metadata of plain entries; shared with the raw event streams (src/sse/upstream.ts). */
-export function toMetadata(entries: Readonly<Record<string, string>> | undefined): Metadata {
+function startStream<T>(
+  channel: GrpcClient,
+  codec: MethodCodec,
+  deserialize: (bytes: Buffer) => T,
+  request: unknown,
+  options: CallOptions,
+  defaultTimeoutMs: number,
+): ClientReadableStream<T> {
+  const metadata = toMetadata(options.metadata);
+  return channel.makeServerStreamRequest(codec.path, codec.serializeRequest, deserialize, codec.createRequest(request), metadata, {
+    deadline: deadline(options, defaultTimeoutMs),
+  });
+}
+
+const keepEncoded = (bytes: Buffer): Buffer => bytes;
+
+/** In ms since the epoch; Infinity (no deadline) when the timeout is. */
+function deadline(options: CallOptions, defaultTimeoutMs: number): number {
+  return Date.now() + (options.timeoutMs ?? defaultTimeoutMs);
+}
+
+/** Cancels when `signal` aborts, at once if it already has; returns what stops listening. */
+function cancelOnAbort(signal: AbortSignal | undefined, cancel: () => void): () => void {
+  if (signal === undefined) return () => undefined;
+  if (signal.aborted) {
+    cancel();
+    return () => undefined;
+  }
+  signal.addEventListener("abort", cancel, { once: true });
+  return () => {
+    signal.removeEventListener("abort", cancel);
+  };
+}
+
+/** grpc-js Metadata of plain entries; built anew for each call, as grpc-js may keep what it is given. */
+function toMetadata(entries: Readonly<Record<string, string>> | undefined): Metadata {
   const metadata = new Metadata();
   if (entries !== undefined) {
     for (const [key, value] of Object.entries(entries)) metadata.set(key, value);

@@ -1,6 +1,14 @@
 // The bridge between generated service descriptors and grpc-js (clients and servers).
 export { createChannel, createClient } from "./client.js";
-export type { ChannelSettings, ClientSettings } from "./client.js";
+export type {
+  BytesClient,
+  BytesClientSettings,
+  BytesStreamCall,
+  BytesStreamHandlers,
+  ChannelSettings,
+  ClientSettings,
+  OpenBytesStream,
+} from "./client.js";
 export { addService, listenInsecure, serviceDefinition } from "./server.js";
 export type { ServeOptions } from "./server.js";
 export { Code, GrpcError } from "./errors.js";

@@ -10,6 +10,7 @@ import type { Client as GrpcChannel, ChannelOptions } from "@grpc/grpc-js";
 import { Manager } from "../gen/norsk/api/manager_pb.js";
 import { Health } from "../gen/grpc/health/v1/health_pb.js";
 import { createChannel, createClient } from "./client.js";
+import type { BytesClient } from "./client.js";
 import type { Client } from "./types.js";
 
 export interface ManagerConnection {
@@ -21,6 +22,11 @@ export interface ManagerConnection {
   readonly channel: GrpcChannel;
   /** The Manager service on `streamChannel`, for the searches of GET /v1/jobs. */
   readonly streams: Client<typeof Manager>;
+  /**
+   * The Manager's server streams on `streamChannel`, messages still encoded, for the event
+   * routes; without a timeout, a call has no deadline.
+   */
+  readonly encodedStreams: BytesClient<typeof Manager>;
   /** The channel of streams, on a connection of its own. */
   readonly streamChannel: GrpcChannel;
   close(): void;
@@ -45,6 +51,7 @@ export function connectManager(address: string, defaultTimeoutMs: number): Manag
     health: createClient(Health, channel, { defaultTimeoutMs }),
     channel,
     streams: createClient(Manager, streamChannel, { defaultTimeoutMs }),
+    encodedStreams: createClient(Manager, streamChannel, { messages: "bytes" }),
     streamChannel,
     close: () => {
       channel.close();

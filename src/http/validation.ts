@@ -8,6 +8,7 @@ import type { FastifySchemaCompiler } from "fastify";
 import { gatewayFormats } from "../../schemas/formats.js";
 import { ID_PATTERN, ID_PATTERN_MESSAGE } from "../lexical/ids.js";
 import type { ProblemDetailItem } from "./problem.js";
+import { childPointer } from "../json/errors.js";
 
 const COMMON: Options = {
   allErrors: true,
@@ -104,7 +105,7 @@ function constantsOf(branch: unknown): unknown[] {
 }
 
 function child(pointer: string, name: string): string {
-  return `${pointer}/${name.replaceAll("~", "~0").replaceAll("/", "~1")}`;
+  return childPointer(pointer, name);
 }
 
 function locate(part: RequestPart, path: string, message: string): ProblemDetailItem {

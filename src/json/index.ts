@@ -1,6 +1,7 @@
 // The JSON mirror's public API (docs/ARCHITECTURE.md §4).
 export { messageFromJson, messageToJson } from "./mirror.js";
 export { jobFromJson, jobToJson } from "./job.js";
+export { applyMergePatch, mergePatchMessage } from "./merge-patch.js";
 export type { JobJson } from "./job.js";
 export { MirrorError } from "./errors.js";
 export type { MirrorIssue } from "./errors.js";

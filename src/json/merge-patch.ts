@@ -1,9 +1,13 @@
-// JSON Merge Patch (RFC 7396) over plain JSON values.
-export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+// JSON Merge Patch (RFC 7396): over plain JSON values, and over protobuf messages through the
+// mirror, where what the patch does not name is kept exactly as it was.
+import { clone } from "@bufbuild/protobuf";
+import type { DescField, DescMessage, MessageShape } from "@bufbuild/protobuf";
+import { reflect } from "@bufbuild/protobuf/reflect";
+import type { ReflectMessage } from "@bufbuild/protobuf/reflect";
+import { isJsonObject } from "./errors.js";
+import { messageFromJson, messageToJson } from "./mirror.js";
 
-function isObject(value: unknown): value is Record<string, Json> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
+export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
 /**
  * Applies `patch` to `target` and returns the result; neither input is changed. Objects merge
@@ -11,9 +15,9 @@ function isObject(value: unknown): value is Record<string, Json> {
  * have no prototype-sensitive keys: "__proto__" is set as an own property, like any other.
  */
 export function applyMergePatch(target: unknown, patch: unknown): unknown {
-  if (!isObject(patch)) return patch;
+  if (!isJsonObject(patch)) return patch;
   const result: Record<string, unknown> = {};
-  const base = isObject(target) ? target : {};
+  const base = isJsonObject(target) ? target : {};
   for (const key of Object.keys(base)) {
     if (!Object.hasOwn(patch, key) || patch[key] !== null) define(result, key, base[key]);
   }
@@ -26,4 +30,50 @@ export function applyMergePatch(target: unknown, patch: unknown): unknown {
 
 function define(object: Record<string, unknown>, key: string, value: unknown): void {
   Object.defineProperty(object, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
+/**
+ * `message` after `patch`, as a new message; `message` is not changed. The patch is applied to
+ * the message's JSON (docs/ARCHITECTURE.md §4), and each top-level field it names is taken
+ * from the result (a oneof member stands for its whole oneof); every other field, and the
+ * unknown fields (a newer peer's), are kept exactly as they were. Throws a MirrorError when
+ * the patched JSON is not a valid message.
+ */
+export function mergePatchMessage<Desc extends DescMessage>(schema: Desc, message: MessageShape<Desc>, patch: Readonly<Record<string, unknown>>): MessageShape<Desc> {
+  const merged = reflect(schema, messageFromJson(schema, applyMergePatch(messageToJson(schema, message), patch)), false);
+  const next = clone(schema, message);
+  const target = reflect(schema, next, false);
+  const fields = fieldsByJsonName(schema);
+  for (const key of Object.keys(patch)) {
+    const field = fields.get(key);
+    if (field !== undefined) copyField(merged, target, field);
+  }
+  return next;
+}
+
+/** Gives `to` the value of `field` in `from`: set to it, or cleared when it is unset there. */
+function copyField(from: ReflectMessage, to: ReflectMessage, field: DescField): void {
+  if (field.oneof === undefined) {
+    if (from.isSet(field)) to.set(field, from.get(field));
+    else to.clear(field);
+    return;
+  }
+  const chosen = from.oneofCase(field.oneof);
+  if (chosen !== undefined) to.set(chosen, from.get(chosen));
+  else {
+    const current = to.oneofCase(field.oneof);
+    if (current !== undefined) to.clear(current);
+  }
+}
+
+const jsonNames = new WeakMap<DescMessage, ReadonlyMap<string, DescField>>();
+
+/** A message's fields by JSON name; built once per message type. */
+function fieldsByJsonName(schema: DescMessage): ReadonlyMap<string, DescField> {
+  let fields = jsonNames.get(schema);
+  if (fields === undefined) {
+    fields = new Map(schema.fields.map((field) => [field.jsonName, field]));
+    jsonNames.set(schema, fields);
+  }
+  return fields;
 }

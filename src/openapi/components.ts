@@ -9,14 +9,11 @@
 // named schema also appears unnamed inside others (Job's body in JobList, Service's in Job).
 // Such a twin, equal to a named schema but for the $id, is referred to by name as well.
 import { isDeepStrictEqual } from "node:util";
+import { isJsonObject as isObject } from "../json/errors.js";
 
 export const SCHEMA_REF_PREFIX = "#/components/schemas/";
 
 type JsonObject = Record<string, unknown>;
-
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 function withoutId(schema: JsonObject): JsonObject {
   const { $id: _id, ...rest } = schema;

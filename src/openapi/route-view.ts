@@ -5,12 +5,7 @@
 import { STATUS_CODES } from "node:http";
 import type { FastifySchema } from "fastify";
 import type { NamedSchemas } from "./components.js";
-
-type Entry = Record<string, unknown>;
-
-function isEntry(value: unknown): value is Entry {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
+import { isJsonObject as isEntry } from "../json/errors.js";
 
 export function documentView(schema: FastifySchema | undefined, named: NamedSchemas): FastifySchema {
   if (schema === undefined) return {};

@@ -22,11 +22,12 @@ import { badRequest, ProblemError } from "../http/problem.js";
 import { findJob, notFound, preconditionFailed, updateJob } from "./job-access.js";
 import type { ManagerClient } from "./job-access.js";
 import type { IfMatch } from "../http/preconditions.js";
+import { childPointer } from "../json/errors.js";
 
 /** The tag a conditional DELETE sets on the job it is about to delete; reserved to the gateway. */
 export const DELETING_TAG = "gateway.norsk/deleting";
 
-const POINTER = `/tags/${DELETING_TAG.replaceAll("~", "~0").replaceAll("/", "~1")}`;
+const POINTER = childPointer("/tags", DELETING_TAG);
 
 /** 400 when a client's job or patch names the reserved tag: it must stay the gateway's. */
 export function refuseDeletingTag(tags: unknown): void {

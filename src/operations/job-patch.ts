@@ -2,21 +2,16 @@
 // with a test-and-set on the hash read, and made again (at most `attempts` times) when another
 // writer came between the read and the write. The route runs it in the job's write queue, so
 // those writers are never this gateway's own requests.
-import { clone } from "@bufbuild/protobuf";
 import { JobSchema } from "../gen/norsk/api/manager_pb.js";
 import type { Job } from "../gen/norsk/api/manager_pb.js";
 import { Code, GrpcError } from "../grpc/errors.js";
 import type { CallOptions } from "../grpc/types.js";
-import { jobFromJson, jobToJson } from "../json/index.js";
+import { mergePatchMessage } from "../json/index.js";
 import { badRequest, ProblemError } from "../http/problem.js";
 import { preconditionFailed, requireJob, updateJob } from "./job-access.js";
 import type { ManagerClient } from "./job-access.js";
 import { beingDeleted, isBeingDeleted, refuseDeletingTag } from "./job-delete.js";
-import { applyMergePatch } from "../json/merge-patch.js";
 import type { IfMatch } from "../http/preconditions.js";
-
-/** A Job field's property name in protobuf-es, by its JSON name; built once. */
-const LOCAL_NAME_OF_JSON_NAME = new Map(JobSchema.fields.map((field) => [field.jsonName, field.localName]));
 
 /** Fields of the Job that a merge patch may not remove: the SDK interface requires them. */
 const NOT_REMOVABLE = ["jobId", "startDateTime"] as const;
@@ -59,7 +54,8 @@ async function patchOnce(
   if (ifMatch.kind === "hash" && ifMatch.hash !== read.currentHash) throw preconditionFailed("the job's ETag differs from If-Match");
   // Written now, the patch could land between a DELETE's fence and its DeleteJob, and be lost.
   if (isBeingDeleted(read)) throw beingDeleted();
-  const next = patched(read, patch);
+  // Fields the patch does not name, unknown fields of a newer Manager included, stay as read.
+  const next = mergePatchMessage(JobSchema, read, patch);
   try {
     next.currentHash = await updateJob(client, next, read.currentHash, false, options);
     return next;
@@ -83,21 +79,4 @@ export function checkPatchable(patch: Record<string, unknown>, jobId: string): v
       { pointer: "/currentHash", message: "cannot be patched" },
     ]);
   }
-}
-
-/**
- * The job after the patch: each top-level field the patch names is recomputed from the merged
- * JSON; every other field, and the fields this gateway does not know (unknown fields of a newer
- * Manager), are kept exactly as read.
- */
-function patched(read: Job, patch: Record<string, unknown>): Job {
-  const merged = jobFromJson(applyMergePatch(jobToJson(read), patch));
-  const next = clone(JobSchema, read);
-  const target = next as unknown as Record<string, unknown>;
-  const source = merged as unknown as Record<string, unknown>;
-  for (const key of Object.keys(patch)) {
-    const local = LOCAL_NAME_OF_JSON_NAME.get(key);
-    if (local !== undefined) target[local] = source[local];
-  }
-  return next;
 }

@@ -4,26 +4,25 @@
 // arrives nothing is sent, so a refusal (a bad argument, no Manager) is an ordinary
 // problem+json answer; after that, a failure is the stream's last event (`error`).
 import type { FastifyPluginCallbackTypebox } from "@fastify/type-provider-typebox";
-import type { Client as GrpcChannel } from "@grpc/grpc-js";
 import type { FastifyReply, FastifyRequest } from "fastify";
-import { EventStreamEventSchema, Manager, NorskStatusEventSchema } from "../gen/norsk/api/manager_pb.js";
-import { parseGrpcTimeout } from "../http/call-options.js";
+import { EventStreamEventSchema, NorskStatusEventSchema } from "../gen/norsk/api/manager_pb.js";
+import type { Manager } from "../gen/norsk/api/manager_pb.js";
+import type { BytesClient, OpenBytesStream } from "../grpc/client.js";
 import type { CallOptions } from "../grpc/types.js";
+import { callOptionsFor, parseGrpcTimeout } from "../http/call-options.js";
 import { ProblemError, toProblem } from "../http/problem.js";
 import type { ProblemBody } from "../http/problem.js";
+import { errorResponses } from "../http/responses.js";
 import { EventDecoder } from "../sse/decoder.js";
 import { NDJSON, SSE, negotiateFormat } from "../sse/frames.js";
+import type { StreamFormat } from "../sse/frames.js";
 import { SlowClientError, StreamBody } from "../sse/stream-body.js";
 import type { StreamSettings } from "../sse/stream-body.js";
-import { rawServerStream } from "../sse/upstream.js";
-import type { OpenUpstream } from "../sse/upstream.js";
 import { EVENT_DATA, EventLine, EventStreamQuery, STATUS_DATA, StatusChannelQuery, StatusLine, sseText } from "../../schemas/events.js";
-import { callOptionsFor } from "../http/call-options.js";
-import { errorResponses } from "../http/responses.js";
 
 export interface EventRoutesOptions extends Partial<StreamSettings> {
-  /** The channel to the Manager; each client's stream is a call on it. */
-  readonly channel: GrpcChannel;
+  /** The Manager's server streams, messages still encoded; each client's stream is a call of it. */
+  readonly client: BytesClient<typeof Manager>;
   /** How long the Manager may take to start a stream (its first message), in ms. */
   readonly requestTimeoutMs: number;
 }
@@ -44,114 +43,132 @@ function streamResponse(names: string[], line: typeof EventLine) {
   };
 }
 
+const EVENT_STREAM_SCHEMA = {
+  operationId: "eventStream",
+  tags: ["events"],
+  summary: "Follow the Manager's events (Server-Sent Events)",
+  description:
+    "EventStream. First the current picture (nodeRunning, physicalNodeConnected, jobActive, and jobPending within " +
+    `pendingWindowS), then initialDataComplete, then live events as they happen. ${STREAMING}`,
+  querystring: EventStreamQuery,
+  response: { 200: streamResponse(Object.keys(EVENT_DATA), EventLine), ...errorResponses(400, 503, 504) },
+};
+
+const STATUS_CHANNEL_SCHEMA = {
+  operationId: "createStatusChannel",
+  tags: ["events"],
+  summary: "Follow the Manager's status (Server-Sent Events)",
+  description: `CreateStatusChannel. First hello (the Manager's version), then a logEvent for each thing the Manager reports. ${STREAMING}`,
+  querystring: StatusChannelQuery,
+  response: { 200: streamResponse(Object.keys(STATUS_DATA), StatusLine), ...errorResponses(400, 503, 504) },
+};
+
+/** What the streams of one plugin share. */
+interface StreamRoutes {
+  readonly settings: StreamSettings;
+  readonly requestTimeoutMs: number;
+  /**
+   * The streams open now, each with its request. Open streams never finish by themselves: at
+   * shutdown each is ended with an error event, so that closing the server does not wait for
+   * clients that would never leave.
+   */
+  readonly open: Map<StreamBody, FastifyRequest>;
+}
+
+/** Shared by every client of a route: each message is decoded once for all of them. */
+type Decoder = EventDecoder<typeof EventStreamEventSchema> | EventDecoder<typeof NorskStatusEventSchema>;
+
+/** Where a route's streams come from: the call of one client's stream, and the route's decoder. */
+interface StreamSource {
+  readonly call: (options: CallOptions) => OpenBytesStream;
+  readonly decoder: Decoder;
+}
+
 export const eventRoutes: FastifyPluginCallbackTypebox<EventRoutesOptions> = (app, options, done) => {
-  const { channel, requestTimeoutMs } = options;
-  const settings: StreamSettings = {
-    heartbeatMs: options.heartbeatMs ?? STREAM_DEFAULTS.heartbeatMs,
-    bufferLimitBytes: options.bufferLimitBytes ?? STREAM_DEFAULTS.bufferLimitBytes,
+  const { client } = options;
+  const routes: StreamRoutes = {
+    settings: {
+      heartbeatMs: options.heartbeatMs ?? STREAM_DEFAULTS.heartbeatMs,
+      bufferLimitBytes: options.bufferLimitBytes ?? STREAM_DEFAULTS.bufferLimitBytes,
+    },
+    requestTimeoutMs: options.requestTimeoutMs,
+    open: new Map(),
   };
-  // Shared by every client of a route: each message is decoded once for all of them.
   const events = new EventDecoder(EventStreamEventSchema);
   const statuses = new EventDecoder(NorskStatusEventSchema);
-  // Open streams never finish by themselves: at shutdown each is ended with an error event,
-  // so that closing the server does not wait for clients that would never leave.
-  const open = new Map<StreamBody, FastifyRequest>();
 
-  async function serve(
-    request: FastifyRequest,
-    reply: FastifyReply,
-    call: (options: CallOptions) => OpenUpstream,
-    decoder: EventDecoder<typeof EventStreamEventSchema> | EventDecoder<typeof NorskStatusEventSchema>,
-  ): Promise<FastifyReply> {
-    const format = negotiateFormat(request.headers.accept);
-    const base = callOptionsFor(request, reply, requestTimeoutMs); // also refuses a malformed Grpc-Timeout
-    const header = request.headers["grpc-timeout"];
-    const streamDeadline = typeof header === "string" ? parseGrpcTimeout(header) : undefined;
-    const body = new StreamBody({
-      ...settings,
-      format,
-      // The request timeout bounds the start only (startTimeoutMs); the whole stream has no
-      // deadline unless the client's Grpc-Timeout sets one.
-      open: call({ ...base, timeoutMs: streamDeadline }),
-      decode: (bytes) => decoder.decode(bytes),
-      startTimeoutMs: base.timeoutMs ?? requestTimeoutMs,
-      response: reply.raw,
-      problemOf: (error) =>
-        toProblem(error instanceof SlowClientError ? new ProblemError(429, `${error.message}; reconnect`, undefined, "RESOURCE_EXHAUSTED") : error, request),
-      onFailure: (error) => {
-        if (error instanceof SlowClientError) request.log.info({ reason: error.message }, "event stream client too slow; closed");
-        else request.log.warn({ err: error }, "event stream failed");
-      },
-    });
-    open.set(body, request);
-    body.once("close", () => open.delete(body));
-    try {
-      await body.started;
-    } catch (error) {
-      open.delete(body);
-      throw error;
-    }
-    void reply
-      .type(format === "sse" ? `${SSE}; charset=utf-8` : NDJSON)
-      .header("cache-control", "no-cache")
-      // Proxies such as nginx would otherwise hold events back to fill their buffers.
-      .header("x-accel-buffering", "no")
-      // A stream holds its connection to the end; closing it then lets a shutdown finish
-      // rather than wait for an idle keep-alive connection to time out.
-      .header("connection", "close");
-    if (request.method === "HEAD") {
-      // The headers a GET would have (the stream did start), and no stream held open for them.
-      body.destroy();
-      return reply.send();
-    }
-    return reply.send(body);
-  }
-
-  const shutdownProblem = (request: FastifyRequest): ProblemBody => ({
-    ...toProblem(new ProblemError(503, ""), request),
-    detail: "the gateway is shutting down; reconnect",
-    code: "UNAVAILABLE",
-  });
-
-  app.addHook("preClose", (hookDone) => {
-    for (const [body, request] of [...open]) body.fail(shutdownProblem(request), 1_000);
+  app.addHook("preClose", function endOpenStreams(hookDone) {
+    for (const [body, request] of [...routes.open]) body.fail(shutdownProblem(request), 1_000);
     hookDone();
   });
 
-  app.get(
-    "/v1/events",
-    {
-      schema: {
-        operationId: "eventStream",
-        tags: ["events"],
-        summary: "Follow the Manager's events (Server-Sent Events)",
-        description:
-          "EventStream. First the current picture (nodeRunning, physicalNodeConnected, jobActive, and jobPending within " +
-          `pendingWindowS), then initialDataComplete, then live events as they happen. ${STREAMING}`,
-        querystring: EventStreamQuery,
-        response: { 200: streamResponse(Object.keys(EVENT_DATA), EventLine), ...errorResponses(400, 503, 504) },
-      },
-    },
-    (request, reply) => {
-      const pendingWindowS = request.query.pendingWindowS ?? 0;
-      return serve(request, reply, (callOptions) => rawServerStream(channel, Manager.method.eventStream, { pendingWindowS }, callOptions), events);
-    },
-  );
+  app.get("/v1/events", { schema: EVENT_STREAM_SCHEMA }, function eventStream(request, reply) {
+    const pendingWindowS = request.query.pendingWindowS ?? 0;
+    return serveStream(routes, request, reply, { call: (callOptions) => client.eventStream({ pendingWindowS }, callOptions), decoder: events });
+  });
 
-  app.get(
-    "/v1/status",
-    {
-      schema: {
-        operationId: "createStatusChannel",
-        tags: ["events"],
-        summary: "Follow the Manager's status (Server-Sent Events)",
-        description: `CreateStatusChannel. First hello (the Manager's version), then a logEvent for each thing the Manager reports. ${STREAMING}`,
-        querystring: StatusChannelQuery,
-        response: { 200: streamResponse(Object.keys(STATUS_DATA), StatusLine), ...errorResponses(400, 503, 504) },
-      },
-    },
-    (request, reply) => serve(request, reply, (callOptions) => rawServerStream(channel, Manager.method.createStatusChannel, {}, callOptions), statuses),
-  );
+  app.get("/v1/status", { schema: STATUS_CHANNEL_SCHEMA }, function createStatusChannel(request, reply) {
+    return serveStream(routes, request, reply, { call: (callOptions) => client.createStatusChannel({}, callOptions), decoder: statuses });
+  });
 
   done();
 };
+
+/** Answers with the stream once it has started; a failed start is thrown, for a problem answer. */
+async function serveStream(routes: StreamRoutes, request: FastifyRequest, reply: FastifyReply, source: StreamSource): Promise<FastifyReply> {
+  const format = negotiateFormat(request.headers.accept);
+  const body = streamBody(routes, request, reply, format, source);
+  routes.open.set(body, request);
+  body.once("close", () => routes.open.delete(body));
+  try {
+    await body.started;
+  } catch (error) {
+    routes.open.delete(body);
+    throw error;
+  }
+  void reply
+    .type(format === "sse" ? `${SSE}; charset=utf-8` : NDJSON)
+    .header("cache-control", "no-cache")
+    // Proxies such as nginx would otherwise hold events back to fill their buffers.
+    .header("x-accel-buffering", "no")
+    // A stream holds its connection to the end; closing it then lets a shutdown finish
+    // rather than wait for an idle keep-alive connection to time out.
+    .header("connection", "close");
+  if (request.method === "HEAD") {
+    // The headers a GET would have (the stream did start), and no stream held open for them.
+    body.destroy();
+    return reply.send();
+  }
+  return reply.send(body);
+}
+
+/** The body of one client's stream, its call opened. */
+function streamBody(routes: StreamRoutes, request: FastifyRequest, reply: FastifyReply, format: StreamFormat, source: StreamSource): StreamBody {
+  const base = callOptionsFor(request, reply, routes.requestTimeoutMs); // also refuses a malformed Grpc-Timeout
+  const header = request.headers["grpc-timeout"];
+  const streamDeadline = typeof header === "string" ? parseGrpcTimeout(header) : undefined;
+  return new StreamBody({
+    ...routes.settings,
+    format,
+    // The request timeout bounds the start only (startTimeoutMs); the whole stream has no
+    // deadline unless the client's Grpc-Timeout sets one.
+    open: source.call({ ...base, timeoutMs: streamDeadline }),
+    decode: (bytes) => source.decoder.decode(bytes),
+    startTimeoutMs: base.timeoutMs ?? routes.requestTimeoutMs,
+    response: reply.raw,
+    problemOf: (error) =>
+      toProblem(error instanceof SlowClientError ? new ProblemError(429, `${error.message}; reconnect`, undefined, "RESOURCE_EXHAUSTED") : error, request),
+    onFailure: (error) => {
+      if (error instanceof SlowClientError) request.log.info({ reason: error.message }, "event stream client too slow; closed");
+      else request.log.warn({ err: error }, "event stream failed");
+    },
+  });
+}
+
+function shutdownProblem(request: FastifyRequest): ProblemBody {
+  return {
+    ...toProblem(new ProblemError(503, ""), request),
+    detail: "the gateway is shutting down; reconnect",
+    code: "UNAVAILABLE",
+  };
+}

@@ -14,7 +14,7 @@ import type { ProblemBody } from "../http/problem.js";
 import type { EncodedEvent } from "./decoder.js";
 import type { StreamFormat } from "./frames.js";
 import { formatError, formatEvent, heartbeat } from "./frames.js";
-import type { OpenUpstream, UpstreamHandlers } from "./upstream.js";
+import type { BytesStreamHandlers, OpenBytesStream } from "../grpc/client.js";
 
 export interface StreamSettings {
   /** Interval of the heartbeat, in ms. */
@@ -25,7 +25,7 @@ export interface StreamSettings {
 
 export interface StreamBodyOptions extends StreamSettings {
   readonly format: StreamFormat;
-  readonly open: OpenUpstream;
+  readonly open: OpenBytesStream;
   readonly decode: (bytes: Buffer) => EncodedEvent | undefined;
   /** How long the Manager may take to start the stream (its first message), in ms. */
   readonly startTimeoutMs: number;
@@ -83,7 +83,7 @@ export class StreamBody extends Readable {
     }
   }
 
-  #handlers(): UpstreamHandlers {
+  #handlers(): BytesStreamHandlers {
     const options = this.#options;
     return {
       message: (bytes) => {

@@ -4,13 +4,13 @@
 // everything on it, alone.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Manager } from "../../src/gen/norsk/api/manager_pb.js";
+import { createClient } from "../../src/grpc/client.js";
+import type { BytesClient } from "../../src/grpc/client.js";
 import type { GrpcError } from "../../src/grpc/errors.js";
 import { connectManager } from "../../src/grpc/manager-connection.js";
 import type { ManagerConnection } from "../../src/grpc/manager-connection.js";
 import { startManager } from "../../src/manager/index.js";
 import type { RunningManager } from "../../src/manager/index.js";
-import { rawServerStream } from "../../src/sse/upstream.js";
-import type { Client as GrpcChannel } from "@grpc/grpc-js";
 
 let manager: RunningManager;
 let connection: ManagerConnection;
@@ -24,10 +24,12 @@ afterEach(async () => {
   await manager.close();
 });
 
-/** An EventStream on `channel` that stays open; `failure()` is how it ended, if it did. */
-function follow(channel: GrpcChannel): { failure: () => GrpcError | "ended" | undefined; cancel: () => void } {
+type Streams = BytesClient<typeof Manager>;
+
+/** An EventStream of `streams` that stays open; `failure()` is how it ended, if it did. */
+function follow(streams: Streams): { failure: () => GrpcError | "ended" | undefined; cancel: () => void } {
   let failure: GrpcError | "ended" | undefined;
-  const cancel = rawServerStream(channel, Manager.method.eventStream, {}, {})({
+  const cancel = streams.eventStream({})({
     message: () => undefined,
     end: () => (failure = "ended"),
     error: (error) => (failure = error),
@@ -35,11 +37,11 @@ function follow(channel: GrpcChannel): { failure: () => GrpcError | "ended" | un
   return { failure: () => failure, cancel };
 }
 
-/** Opens an EventStream on `channel` and cancels it as soon as it has started (an RST_STREAM to the Manager). */
-function openAndCancel(channel: GrpcChannel): Promise<void> {
+/** Opens an EventStream of `streams` and cancels it as soon as it has started (an RST_STREAM to the Manager). */
+function openAndCancel(streams: Streams): Promise<void> {
   return new Promise((resolve) => {
     let cancel = (): void => undefined;
-    cancel = rawServerStream(channel, Manager.method.eventStream, {}, {})({
+    cancel = streams.eventStream({})({
       message: () => {
         cancel();
         resolve();
@@ -54,13 +56,13 @@ function openAndCancel(channel: GrpcChannel): Promise<void> {
 
 describe("connectManager", () => {
   it("keeps the unary connection when the Manager closes the streams' connection after a flood of cancelled streams", async () => {
-    const onStreams = follow(connection.streamChannel);
-    const onUnary = follow(connection.channel);
+    const onStreams = follow(connection.encodedStreams);
+    const onUnary = follow(createClient(Manager, connection.channel, { messages: "bytes" }));
     const until = Date.now() + 45_000;
     let cancelled = 0;
     // Until the Manager closes the streams' connection: the stream open on it fails.
     while (onStreams.failure() === undefined && Date.now() < until) {
-      await Promise.all(Array.from({ length: 100 }, () => openAndCancel(connection.streamChannel)));
+      await Promise.all(Array.from({ length: 100 }, () => openAndCancel(connection.encodedStreams)));
       cancelled += 100;
     }
     expect(onStreams.failure(), `after ${cancelled} cancelled streams`).toMatchObject({ code: 14 /* UNAVAILABLE */ });

@@ -1,5 +1,10 @@
+import { equals, fromBinary, toBinary } from "@bufbuild/protobuf";
 import { describe, expect, it } from "vitest";
-import { applyMergePatch } from "../../src/json/merge-patch.js";
+import { JobFilterSchema, JobSchema } from "../../src/gen/norsk/api/manager_pb.js";
+import { applyMergePatch, mergePatchMessage } from "../../src/json/merge-patch.js";
+import { messageFromJson, messageToJson } from "../../src/json/mirror.js";
+import { MirrorError } from "../../src/json/errors.js";
+import { jobBody } from "./helpers.js";
 
 // RFC 7396, Appendix A.
 const RFC_EXAMPLES: readonly [unknown, unknown, unknown][] = [
@@ -39,5 +44,46 @@ describe("applyMergePatch", () => {
     expect(Object.keys(result.tags)).toEqual(["__proto__"]);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
     expect(Object.getPrototypeOf(result.tags)).toBe(Object.prototype);
+  });
+});
+
+describe("mergePatchMessage", () => {
+  /** A job as read from a newer Manager: field 99 is unknown here. */
+  function jobFromNewerManager() {
+    const known = toBinary(JobSchema, messageFromJson(JobSchema, jobBody({ description: "old", tags: { a: "1", b: "2" } })));
+    const unknown = new Uint8Array([0x9a, 0x06, 0x03, 0x6e, 0x65, 0x77]); // field 99, "new"
+    return fromBinary(JobSchema, new Uint8Array([...known, ...unknown]));
+  }
+
+  it("recomputes the fields the patch names, merging objects key by key", () => {
+    const read = jobFromNewerManager();
+    const next = mergePatchMessage(JobSchema, read, { description: "new", tags: { a: null, c: "3" } });
+    expect(messageToJson(JobSchema, next)).toMatchObject({ description: "new", tags: { b: "2", c: "3" } });
+  });
+
+  it("keeps every other field and the unknown fields exactly as read, and leaves the input alone", () => {
+    const read = jobFromNewerManager();
+    const before = toBinary(JobSchema, read);
+    const next = mergePatchMessage(JobSchema, read, { description: "new" });
+    expect(toBinary(JobSchema, read)).toEqual(before);
+    expect(next.$unknown).toEqual(read.$unknown);
+    expect(equals(JobSchema, mergePatchMessage(JobSchema, read, { description: "old" }), read)).toBe(true);
+    expect(toBinary(JobSchema, mergePatchMessage(JobSchema, read, {}))).toEqual(before);
+  });
+
+  it("resets a field the patch removes with null", () => {
+    const next = mergePatchMessage(JobSchema, jobFromNewerManager(), { description: null });
+    expect(next.description).toBe("");
+  });
+
+  it("treats a oneof member as its whole oneof", () => {
+    const byId = messageFromJson(JobFilterSchema, { idFilter: { eq: "a" } });
+    const byTag = mergePatchMessage(JobFilterSchema, byId, { idFilter: null, tagFilter: { tagName: "t", exists: true } });
+    expect(byTag.jobFilter.case).toBe("tagFilter");
+    expect(mergePatchMessage(JobFilterSchema, byTag, { tagFilter: null }).jobFilter.case).toBeUndefined();
+  });
+
+  it("throws a MirrorError when the patched JSON is not a valid message", () => {
+    expect(() => mergePatchMessage(JobSchema, jobFromNewerManager(), { description: 7 })).toThrow(MirrorError);
   });
 });

@@ -12,7 +12,7 @@ import type { ProblemBody } from "../../src/http/problem.js";
 import { EventDecoder } from "../../src/sse/decoder.js";
 import { formatError, formatEvent } from "../../src/sse/frames.js";
 import { SlowClientError, StreamBody } from "../../src/sse/stream-body.js";
-import type { UpstreamHandlers } from "../../src/sse/upstream.js";
+import type { BytesStreamHandlers } from "../../src/grpc/client.js";
 
 const LIMIT = 4096;
 const decoder = new EventDecoder(EventStreamEventSchema);
@@ -49,7 +49,7 @@ afterEach(() => {
 
 /** A started body with LIMIT bytes of room that nobody reads; `deliver` plays the Manager. */
 function unreadBody() {
-  let upstream: UpstreamHandlers | undefined;
+  let upstream: BytesStreamHandlers | undefined;
   const seen = { cancelled: 0, failures: [] as unknown[] };
   const body = new StreamBody({
     format: "sse",

@@ -8,9 +8,9 @@ import { Code, GrpcError } from "../../src/grpc/errors.js";
 import { ProblemError } from "../../src/http/problem.js";
 import type { ProblemBody } from "../../src/http/problem.js";
 import { StreamBody } from "../../src/sse/stream-body.js";
-import type { OpenUpstream } from "../../src/sse/upstream.js";
+import type { OpenBytesStream } from "../../src/grpc/client.js";
 
-function bodyWith(open: OpenUpstream, startTimeoutMs = 20): StreamBody {
+function bodyWith(open: OpenBytesStream, startTimeoutMs = 20): StreamBody {
   return new StreamBody({
     heartbeatMs: 1_000,
     bufferLimitBytes: 1024,
