@@ -1,7 +1,7 @@
 // The bridge between generated service descriptors and grpc-js (clients and servers).
 export { createChannel, createClient } from "./client.js";
 export type { ChannelSettings, ClientSettings } from "./client.js";
-export { addService, listenInsecure, serviceDefinition } from "./server.js";
+export { addPartialService, addService, listenInsecure, serviceDefinition } from "./server.js";
 export type { ServeOptions } from "./server.js";
 export { Code, GrpcError } from "./errors.js";
-export type { CallOptions, Client, HandlerContext, ServiceImpl, ServiceShape } from "./types.js";
+export type { CallOptions, Client, HandlerContext, PartialServiceImpl, ServiceImpl, ServiceShape } from "./types.js";
