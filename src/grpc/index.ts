@@ -9,7 +9,7 @@ export type {
   ClientSettings,
   OpenBytesStream,
 } from "./client.js";
-export { addService, listenInsecure, serviceDefinition } from "./server.js";
+export { addPartialService, addService, listenInsecure, serviceDefinition } from "./server.js";
 export type { ServeOptions } from "./server.js";
 export { Code, GrpcError } from "./errors.js";
-export type { CallOptions, Client, HandlerContext, ServiceImpl, ServiceShape } from "./types.js";
+export type { CallOptions, Client, HandlerContext, PartialServiceImpl, ServiceImpl, ServiceShape } from "./types.js";

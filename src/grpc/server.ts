@@ -14,12 +14,14 @@ import type { DescMethod, Message } from "@bufbuild/protobuf";
 import { once } from "node:events";
 import { methodCodec } from "./codec.js";
 import type { MethodCodec } from "./codec.js";
-import { GrpcError } from "./errors.js";
-import type { HandlerContext, ServiceImpl, ServiceShape } from "./types.js";
+import { Code, GrpcError } from "./errors.js";
+import type { HandlerContext, PartialServiceImpl, ServiceImpl, ServiceShape } from "./types.js";
 
 export interface ServeOptions {
   /** Called with anything a handler throws that is not a GrpcError (answered as INTERNAL). Default: ignore. */
   readonly onUnexpectedError?: (error: unknown, method: DescMethod) => void;
+  /** Called as each call arrives, before its handler runs or UNIMPLEMENTED is answered. Default: none. */
+  readonly onCall?: (method: DescMethod, request: Message, context: HandlerContext) => void;
 }
 
 export function serviceDefinition(service: ServiceShape): ServiceDefinition {
@@ -40,35 +42,61 @@ export function serviceDefinition(service: ServiceShape): ServiceDefinition {
   return definition;
 }
 
-/** Registers `impl` for `service` on `server`. */
+/** Registers `impl` for `service` on `server`; every method of the service must have its handler. */
 export function addService<S extends ServiceShape>(
   server: Server,
   service: S,
   impl: ServiceImpl<S>,
   options: ServeOptions = {},
 ): void {
-  const handlers: UntypedServiceImplementation = {};
-  const byName = impl as Record<string, unknown>;
+  const byName = impl as Readonly<Record<string, unknown>>;
   for (const method of service.methods) {
-    const handler = byName[method.localName];
-    if (typeof handler !== "function") throw new Error(`no handler for ${method.name}`);
+    if (typeof byName[method.localName] !== "function") throw new Error(`no handler for ${method.name}`);
+  }
+  addPartialService(server, service, impl, options);
+}
+
+/**
+ * Registers the handlers `impl` has for `service` on `server`; a method it has none for answers
+ * UNIMPLEMENTED, as grpc-js answers a method no service registered. `impl` is read at each
+ * call, so a handler set, replaced or deleted while serving counts from the next call (test
+ * stubs change theirs so).
+ */
+export function addPartialService<S extends ServiceShape>(
+  server: Server,
+  service: S,
+  impl: PartialServiceImpl<S>,
+  options: ServeOptions = {},
+): void {
+  const handlers: UntypedServiceImplementation = {};
+  for (const method of service.methods) {
     const codec = methodCodec(method);
+    const handler = dispatch(impl, method, codec, options);
     const report = (error: unknown): GrpcError => {
       if (!(error instanceof GrpcError)) options.onUnexpectedError?.(error, method);
       return GrpcError.from(error);
     };
     handlers[method.localName] =
-      method.methodKind === "server_streaming"
-        ? serveStream(handler as StreamFn, codec, report)
-        : serveUnary(handler as UnaryFn, codec, report);
+      method.methodKind === "server_streaming" ? serveStream(handler, codec, report) : serveUnary(handler, codec, report);
   }
   server.addService(serviceDefinition(service), handlers);
 }
 
-type UnaryFn = (request: Message, context: HandlerContext) => unknown;
-type StreamFn = (request: Message, context: HandlerContext) => AsyncIterable<unknown>;
+type HandlerFn = (request: Message, context: HandlerContext) => unknown;
 
-function serveUnary(handler: UnaryFn, codec: MethodCodec, report: (e: unknown) => GrpcError) {
+/** The handler `byName` holds for `method` when a call arrives, or an UNIMPLEMENTED answer. */
+function dispatch(byName: Readonly<Record<string, unknown>>, method: DescMethod, codec: MethodCodec, options: ServeOptions): HandlerFn {
+  return (request, context) => {
+    options.onCall?.(method, request, context);
+    const handler = byName[method.localName];
+    if (typeof handler !== "function") {
+      throw new GrpcError(Code.UNIMPLEMENTED, `The server does not implement the method ${codec.path}`);
+    }
+    return (handler as HandlerFn)(request, context);
+  };
+}
+
+function serveUnary(handler: HandlerFn, codec: MethodCodec, report: (e: unknown) => GrpcError) {
   return (call: ServerUnaryCall<Message, Message>, callback: sendUnaryData<Message>): void => {
     const { context, settle } = contextOf(call);
     Promise.resolve()
@@ -86,12 +114,13 @@ function serveUnary(handler: UnaryFn, codec: MethodCodec, report: (e: unknown) =
   };
 }
 
-function serveStream(handler: StreamFn, codec: MethodCodec, report: (e: unknown) => GrpcError) {
+function serveStream(handler: HandlerFn, codec: MethodCodec, report: (e: unknown) => GrpcError) {
   return (call: ServerWritableStream<Message, Message>): void => {
     const { context, settle } = contextOf(call);
     void (async () => {
       try {
-        for await (const item of handler(call.request, context)) {
+        // A server-streaming handler returns an AsyncIterable (ServiceImpl says so).
+        for await (const item of handler(call.request, context) as AsyncIterable<unknown>) {
           if (context.signal.aborted) break;
           if (!call.write(codec.createResponse(item))) await drained(call, context.signal);
         }

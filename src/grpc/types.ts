@@ -71,3 +71,6 @@ export type ServiceImpl<S extends ServiceShape> = {
       ? ServerStreamHandler<In<MethodOf<S, K>>, Out<MethodOf<S, K>>>
       : never;
 };
+
+/** Some of a service's handlers, by local name; addPartialService answers UNIMPLEMENTED for the rest. */
+export type PartialServiceImpl<S extends ServiceShape> = Partial<ServiceImpl<S>>;

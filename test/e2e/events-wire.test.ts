@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { eventually, startListeningGateway } from "../helpers/listening-gateway.js";
 import type { ListeningGateway } from "../helpers/listening-gateway.js";
-import { startFakeGateway, untilAborted } from "../helpers/fake-manager.js";
+import { emptyPicture, stubGateway, untilAborted } from "../helpers/stub-manager.js";
 import { openStream } from "../helpers/wire-stream.js";
 import { connectManager } from "../../src/grpc/manager-connection.js";
 import { buildApp } from "../../src/app.js";
@@ -91,7 +91,7 @@ describe("before the stream starts: ordinary problem+json", () => {
     ["/v1/events?since=1", "since"],
     ["/v1/status?verbose=1", "verbose"],
   ])("GET %s → 400 naming %s", async (url, name) => {
-    const fake = await startFakeGateway();
+    const fake = await stubGateway();
     try {
       const res = await fake.app.inject({ method: "GET", url });
       expect(res.statusCode).toBe(400);
@@ -104,7 +104,7 @@ describe("before the stream starts: ordinary problem+json", () => {
   });
 
   it("refuses a malformed Grpc-Timeout with 400", async () => {
-    const fake = await startFakeGateway();
+    const fake = await stubGateway();
     try {
       const res = await fake.app.inject({ method: "GET", url: "/v1/events", headers: { "grpc-timeout": "forever" } });
       expect(res.statusCode).toBe(400);
@@ -115,7 +115,7 @@ describe("before the stream starts: ordinary problem+json", () => {
   });
 
   it("passes pendingWindowS to the Manager", async () => {
-    const fake = await startFakeGateway();
+    const fake = await stubGateway({ eventStream: emptyPicture });
     try {
       const res = await fake.app.inject({ method: "GET", url: "/v1/events?pendingWindowS=3600" });
       expect(res.statusCode).toBe(200);
@@ -143,7 +143,7 @@ describe("before the stream starts: ordinary problem+json", () => {
   });
 
   it("answers 504 when the Manager does not start the stream within the request timeout", async () => {
-    const fake = await startFakeGateway({ requestTimeoutMs: 300 });
+    const fake = await stubGateway({}, { requestTimeoutMs: 300 });
     fake.manager.behaviour.eventStream = async function* (_request, context) {
       await untilAborted(context.signal);
       yield* [];
@@ -171,7 +171,7 @@ describe("before the stream starts: ordinary problem+json", () => {
   });
 
   it("skips an event this gateway does not know (a newer Manager's), and numbers the rest without a gap", async () => {
-    const fake = await startFakeGateway();
+    const fake = await stubGateway();
     fake.manager.behaviour.eventStream = async function* () {
       yield create(EventStreamEventSchema, { event: { case: "initialDataComplete", value: {} } });
       // Field 99 of EventStreamEvent: a oneof member that does not exist here yet.
@@ -191,7 +191,7 @@ describe("before the stream starts: ordinary problem+json", () => {
   });
 
   it("ends the stream with a 500 error event when a message cannot be decoded", async () => {
-    const fake = await startFakeGateway();
+    const fake = await stubGateway();
     fake.manager.behaviour.eventStream = async function* () {
       yield create(EventStreamEventSchema, { event: { case: "initialDataComplete", value: {} } });
       const broken = create(EventStreamEventSchema);
@@ -211,7 +211,7 @@ describe("before the stream starts: ordinary problem+json", () => {
   });
 
   it("ends the stream with a 504 error event at a client's Grpc-Timeout", async () => {
-    const fake = await startFakeGateway();
+    const fake = await stubGateway();
     fake.manager.behaviour.eventStream = async function* (_request, context) {
       yield { event: { case: "initialDataComplete", value: {} } };
       await untilAborted(context.signal);

@@ -1,21 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Server } from "@grpc/grpc-js";
 import type { Client as GrpcChannel } from "@grpc/grpc-js";
 import { create } from "@bufbuild/protobuf";
 import { EmptySchema } from "@bufbuild/protobuf/wkt";
 import { Manager, JobSchema, CurrentJobSchema } from "../../src/gen/norsk/api/manager_pb.js";
 import { JobIdSchema } from "../../src/gen/norsk/api/common_pb.js";
-import { Code, GrpcError, addService, createChannel, createClient, listenInsecure } from "../../src/grpc/index.js";
-import type { Client, ServiceImpl } from "../../src/grpc/index.js";
+import { Code, GrpcError, createChannel, createClient } from "../../src/grpc/index.js";
+import type { Client } from "../../src/grpc/index.js";
+import { stubManager } from "../helpers/stub-manager.js";
+import type { ManagerStub, StubManager } from "../helpers/stub-manager.js";
 
 // A service whose handlers record what they saw, so each test can assert the server's side.
+// The RPCs it does not name answer UNIMPLEMENTED.
 const seen = { metadata: new Map<string, string>(), streamAborted: false, produced: 0, unaryAborted: false };
 
-function unimplemented(): never {
-  throw new GrpcError(Code.UNIMPLEMENTED, "not in this test");
-}
-
-const impl: ServiceImpl<typeof Manager> = {
+const impl: ManagerStub = {
   createJob: (job, ctx) => {
     seen.metadata = new Map(ctx.metadata);
     if (job.jobId?.jobId === "") throw new GrpcError(Code.INVALID_ARGUMENT, "job_id is empty");
@@ -53,35 +51,21 @@ const impl: ServiceImpl<typeof Manager> = {
     await Promise.resolve();
     throw new GrpcError(Code.UNAVAILABLE, "going away");
   },
-  createAwsNode: unimplemented,
-  createOciNode: unimplemented,
-  updatePhysicalNode: unimplemented,
-  terminateNode: unimplemented,
-  startJob: unimplemented,
-  stopJob: unimplemented,
-  completeJob: unimplemented,
-  eventStream: async function* () {
-    yield* [];
-    await Promise.resolve();
-    unimplemented();
-  },
 };
 
-let server: Server;
+let server: StubManager;
 let channel: GrpcChannel;
 let client: Client<typeof Manager>;
 
 beforeAll(async () => {
-  server = new Server();
-  addService(server, Manager, impl);
-  const port = await listenInsecure(server, "127.0.0.1:0");
-  channel = createChannel(`127.0.0.1:${port}`);
+  server = await stubManager(impl);
+  channel = createChannel(server.address);
   client = createClient(Manager, channel, { defaultTimeoutMs: 2_000 });
 });
 
 afterAll(() => {
   channel.close();
-  server.forceShutdown();
+  server.close();
 });
 
 async function until(condition: () => boolean): Promise<void> {
@@ -153,6 +137,29 @@ describe("grpc bridge", () => {
     await until(() => seen.streamAborted);
     expect(seen.streamAborted).toBe(true);
     expect(seen.produced).toBeLessThan(10_000);
+  });
+
+  it("answers UNIMPLEMENTED, as grpc-js does, for a method the implementation lacks, unary or streaming", async () => {
+    const unary = (await client.startJob({}).catch((e: unknown) => e)) as GrpcError;
+    expect(unary).toBeInstanceOf(GrpcError);
+    expect(unary.code).toBe(Code.UNIMPLEMENTED);
+    expect(unary.details).toBe("The server does not implement the method /norsk.api.manager.Manager/StartJob");
+    const iterate = async (): Promise<void> => {
+      for await (const _ of client.eventStream({})) { /* none */ }
+    };
+    const stream = (await iterate().catch((e: unknown) => e)) as GrpcError;
+    expect(stream.code).toBe(Code.UNIMPLEMENTED);
+  });
+
+  it("serves a handler set while serving from the next call, and UNIMPLEMENTED again once it is deleted", async () => {
+    try {
+      server.behaviour.startJob = () => ({});
+      expect((await client.startJob({})).$typeName).toBe("google.protobuf.Empty");
+    } finally {
+      server.reset();
+    }
+    expect(((await client.startJob({}).catch((e: unknown) => e)) as GrpcError).code).toBe(Code.UNIMPLEMENTED);
+    expect(server.calls.map((call) => call.method)).toEqual(["StartJob"]);
   });
 
   it("throws the stream's status as a GrpcError", async () => {

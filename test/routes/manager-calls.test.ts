@@ -2,14 +2,12 @@
 // (default and Grpc-Timeout), forwarded metadata, cancellation on disconnect, 5xx hygiene.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { request as httpRequest } from "node:http";
-import { Server } from "@grpc/grpc-js";
-import { Manager } from "../../src/gen/norsk/api/manager_pb.js";
-import type { ServiceImpl } from "../../src/grpc/index.js";
-import { Code, GrpcError, addService, listenInsecure } from "../../src/grpc/index.js";
+import { Code, GrpcError } from "../../src/grpc/index.js";
 import { buildApp } from "../../src/app.js";
 import { connectManager } from "../../src/grpc/manager-connection.js";
-import type { ManagerConnection } from "../../src/grpc/manager-connection.js";
 import type { FastifyInstance } from "fastify";
+import { stubGateway } from "../helpers/stub-manager.js";
+import type { ManagerStub, StubGateway } from "../helpers/stub-manager.js";
 
 interface Seen {
   metadata: Map<string, string>;
@@ -32,14 +30,8 @@ async function hang(signal: AbortSignal): Promise<never> {
   throw new GrpcError(Code.CANCELLED, "cancelled");
 }
 
-function refuse(): never {
-  throw new GrpcError(Code.UNIMPLEMENTED, "not in this test");
-}
-
-// Only the calls these tests make do anything; the rest refuse.
-const impl: ServiceImpl<typeof Manager> = {
-  createJob: refuse,
-  updateJob: refuse,
+// Only the calls these tests make do anything; the rest answer UNIMPLEMENTED.
+const impl: ManagerStub = {
   deleteJob: async (_request, context) => {
     seen.metadata = new Map(context.metadata);
     seen.deadline = context.deadline;
@@ -53,42 +45,19 @@ const impl: ServiceImpl<typeof Manager> = {
     yield* [];
     await hang(context.signal);
   },
-  createAwsNode: refuse,
-  createOciNode: refuse,
-  updatePhysicalNode: refuse,
-  terminateNode: refuse,
-  startJob: refuse,
-  stopJob: refuse,
-  completeJob: refuse,
-  createStatusChannel: async function* () {
-    yield* [];
-    await Promise.resolve();
-    refuse();
-  },
-  eventStream: async function* () {
-    yield* [];
-    await Promise.resolve();
-    refuse();
-  },
 };
 
-let server: Server;
-let connection: ManagerConnection;
+let gw: StubGateway;
 let app: FastifyInstance;
 
 beforeAll(async () => {
-  server = new Server();
-  addService(server, Manager, impl);
-  const port = await listenInsecure(server, "127.0.0.1:0");
-  connection = connectManager(`127.0.0.1:${port}`, 1_500);
-  app = await buildApp({ connection, requestTimeoutMs: 1_500 });
+  gw = await stubGateway(impl, { requestTimeoutMs: 1_500 });
+  app = gw.app;
   await app.listen({ port: 0, host: "127.0.0.1" });
 });
 
 afterAll(async () => {
-  await app.close();
-  connection.close();
-  server.forceShutdown();
+  await gw.close();
 });
 
 beforeEach(() => {

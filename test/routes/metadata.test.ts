@@ -3,13 +3,14 @@
 // that would override a reserved key refused with a 400 naming it before any call starts, on
 // REST routes and on the event streams alike.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { startFakeGateway } from "../helpers/fake-manager.js";
-import type { FakeGateway } from "../helpers/fake-manager.js";
+import { emptyPicture, statusHello, stubGateway } from "../helpers/stub-manager.js";
+import type { StubGateway } from "../helpers/stub-manager.js";
 
-let gw: FakeGateway;
+let gw: StubGateway;
 
 beforeAll(async () => {
-  gw = await startFakeGateway();
+  // The RPCs behind ROUTES, each answering as plainly as it can.
+  gw = await stubGateway({ createJob: () => ({ hash: 1n }), deleteJob: () => ({}), createStatusChannel: statusHello, eventStream: emptyPicture });
 });
 afterAll(async () => {
   await gw.close();

@@ -6,8 +6,8 @@ import { messageToJson } from "../../src/json/index.js";
 import { EventStreamEventSchema } from "../../src/gen/norsk/api/manager_pb.js";
 import { JSON_HEADERS, startTestGateway } from "../helpers/gateway.js";
 import type { TestGateway } from "../helpers/gateway.js";
-import { startFakeGateway, untilAborted } from "../helpers/fake-manager.js";
-import type { FakeGateway } from "../helpers/fake-manager.js";
+import { stubGateway, untilAborted } from "../helpers/stub-manager.js";
+import type { StubGateway } from "../helpers/stub-manager.js";
 
 let gw: TestGateway;
 
@@ -215,15 +215,17 @@ describe("malformed node requests", () => {
 });
 
 describe("node calls: deadlines and metadata, as for jobs", () => {
-  let fake: FakeGateway;
+  let fake: StubGateway;
   beforeAll(async () => {
-    fake = await startFakeGateway({ requestTimeoutMs: 1_000 });
     // Every node call hangs until the gateway gives up on it.
     const hang = async (_request: unknown, context: { signal: AbortSignal }) => {
       await untilAborted(context.signal);
       return {};
     };
-    Object.assign(fake.manager.behaviour, { createAwsNode: hang, createOciNode: hang, terminateNode: hang, updatePhysicalNode: hang });
+    fake = await stubGateway(
+      { createAwsNode: hang, createOciNode: hang, terminateNode: hang, updatePhysicalNode: hang },
+      { requestTimeoutMs: 1_000 },
+    );
   });
   afterAll(async () => {
     await fake.close();

@@ -5,13 +5,14 @@ import { create } from "@bufbuild/protobuf";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { EventStreamEventSchema } from "../../src/gen/norsk/api/manager_pb.js";
 import { Metadata } from "@grpc/grpc-js";
-import { startFakeGateway } from "../helpers/fake-manager.js";
-import type { FakeGateway } from "../helpers/fake-manager.js";
+import { stubGateway } from "../helpers/stub-manager.js";
+import type { StubGateway } from "../helpers/stub-manager.js";
 
-let gw: FakeGateway;
+let gw: StubGateway;
 
 beforeAll(async () => {
-  gw = await startFakeGateway();
+  // Each test gives deleteJob or eventStream its failure.
+  gw = await stubGateway();
 });
 afterAll(async () => {
   await gw.close();
