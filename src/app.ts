@@ -1,7 +1,14 @@
 // Builds the gateway's Fastify app without listening: validation, errors, request ids, and
 // the routes. main.ts (and the tests) decide where it listens and which Manager it talks to.
 import Fastify, { LogController } from "fastify";
-import type { FastifyBaseLogger, FastifyInstance, FastifyServerOptions } from "fastify";
+import type {
+  FastifyBaseLogger,
+  FastifyInstance,
+  FastifyServerOptions,
+  RawReplyDefaultExpression,
+  RawRequestDefaultExpression,
+  RawServerDefault,
+} from "fastify";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { ManagerConnection } from "./grpc/manager-connection.js";
 import { PROBLEM_CONTENT_TYPE, ProblemError, badRequest, toProblem } from "./http/problem.js";
@@ -49,10 +56,32 @@ export interface AppOptions {
 const DEFAULTS = { requestTimeoutMs: 10_000, bodyLimit: 1024 * 1024 } as const;
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
-  const requestTimeoutMs = options.requestTimeoutMs ?? DEFAULTS.requestTimeoutMs;
-  const loggerOption = options.logger ?? false;
   const limits: ServerLimits = { ...SERVER_LIMITS_DEFAULTS, ...options.limits };
-  const app = Fastify({
+  const app = createServer(options, limits);
+  limitConnections(app.server, limits.maxConnections, app.log);
+
+  app.setValidatorCompiler(validatorCompiler);
+
+  app.server.on("checkExpectation", expectationHandler(app.log));
+
+  addBodyParsers(app);
+  addHooksAndErrorHandlers(app, options);
+  await addRoutes(app, options);
+  return app;
+}
+
+type GatewayApp = FastifyInstance<
+  RawServerDefault,
+  RawRequestDefaultExpression,
+  RawReplyDefaultExpression,
+  FastifyBaseLogger,
+  TypeBoxTypeProvider
+>;
+
+/** The Fastify instance with the gateway's logger, request ids, serializer and server limits. */
+function createServer(options: AppOptions, limits: ServerLimits): GatewayApp {
+  const loggerOption = options.logger ?? false;
+  return Fastify({
     ...(isLoggerInstance(loggerOption) ? { loggerInstance: loggerOption } : { logger: loggerOption }),
     bodyLimit: options.bodyLimit ?? DEFAULTS.bodyLimit,
     requestIdHeader: false,
@@ -69,19 +98,18 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // instead of the router's bare 414.
     routerOptions: { maxParamLength: 2048 },
     ...serverOptions(limits),
-    // Requests that never reach a route are answered as problems too (src/http-errors.ts).
+    // Requests that never reach a route are answered as problems too (src/http/unrouted.ts).
     frameworkErrors: frameworkErrorHandler,
     clientErrorHandler: clientErrorHandler(limits),
   }).withTypeProvider<TypeBoxTypeProvider>();
-  limitConnections(app.server, limits.maxConnections, app.log);
+}
 
-  app.setValidatorCompiler(validatorCompiler);
-
-  app.server.on("checkExpectation", expectationHandler(app.log));
-
-  // Both JSON media types (RFC 7396 bodies are JSON) are read by parseJsonBody, which refuses
-  // invalid UTF-8, repeated keys and prototype-poisoning keys (__proto__, constructor.prototype)
-  // with a 400 pointing at each, where fastify's parser would decode U+FFFD and keep the last key.
+/**
+ * Both JSON media types (RFC 7396 bodies are JSON) are read by parseJsonBody, which refuses
+ * invalid UTF-8, repeated keys and prototype-poisoning keys (__proto__, constructor.prototype)
+ * with a 400 pointing at each, where fastify's parser would decode U+FFFD and keep the last key.
+ */
+function addBodyParsers(app: GatewayApp): void {
   app.removeContentTypeParser("application/json");
   app.addContentTypeParser(["application/json", "application/merge-patch+json"], { parseAs: "buffer" }, (_request, body, done) => {
     try {
@@ -90,7 +118,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       done(error as Error, undefined);
     }
   });
+}
 
+/** The request-id echo, the Host and cross-site checks, and every error answered as a problem. */
+function addHooksAndErrorHandlers(app: GatewayApp, options: AppOptions): void {
   app.addHook("onRequest", (request, reply, done) => {
     void reply.header("x-request-id", request.id);
     // RFC 9112 §3.2: an HTTP/1.1 request without Host is a 400.
@@ -113,7 +144,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // The path is not quoted back: the problem's instance already names it.
     throw new ProblemError(404, "no route matches the method and path");
   });
+}
 
+/** The OpenAPI document, then one plugin per resource. */
+async function addRoutes(app: GatewayApp, options: AppOptions): Promise<void> {
+  const requestTimeoutMs = options.requestTimeoutMs ?? DEFAULTS.requestTimeoutMs;
   // Before the routes: the OpenAPI document is generated from each route as it is added.
   await registerOpenApi(app);
   await app.register(healthRoutes, { connection: options.connection });
@@ -125,7 +160,6 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(nodeRoutes, jobOptions);
   await app.register(eventRoutes, { client: options.connection.encodedStreams, requestTimeoutMs, ...options.streams });
   await app.register(docsRoutes);
-  return app;
 }
 
 function isLoggerInstance(value: unknown): value is FastifyBaseLogger {

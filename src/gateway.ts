@@ -6,6 +6,7 @@ import type { Config } from "./config.js";
 import { buildApp } from "./app.js";
 import type { AppOptions } from "./app.js";
 import { connectManager } from "./grpc/manager-connection.js";
+import type { ManagerConnection } from "./grpc/manager-connection.js";
 import { startManager } from "./manager/index.js";
 import { defaultAllowedHosts } from "./server/cross-site.js";
 import { gracefulClose } from "./server/shutdown.js";
@@ -30,19 +31,7 @@ export async function startGateway(config: Config, logger: AppOptions["logger"] 
   const connection = connectManager(address, config.requestTimeoutMs);
   const managerLabel = embedded === undefined ? address : "embedded";
   try {
-    const app = await buildApp({
-      connection,
-      requestTimeoutMs: config.requestTimeoutMs,
-      logger,
-      streams: { heartbeatMs: config.sseHeartbeatMs, bufferLimitBytes: config.sseBufferBytes },
-      limits: {
-        headerTimeoutMs: config.headerTimeoutMs,
-        bodyTimeoutMs: config.bodyTimeoutMs,
-        idleTimeoutMs: config.idleTimeoutMs,
-        maxConnections: config.maxConnections,
-      },
-      crossSite: { allowedHosts: config.allowedHosts ?? defaultAllowedHosts(config.host), allowedOrigins: config.allowedOrigins },
-    });
+    const app = await buildApp(appOptions(config, connection, logger));
     const shutdown = gracefulClose(app);
     let url = "";
     await app.listen({
@@ -69,4 +58,21 @@ export async function startGateway(config: Config, logger: AppOptions["logger"] 
     await embedded?.close();
     throw error;
   }
+}
+
+/** What buildApp needs, from the configuration. */
+function appOptions(config: Config, connection: ManagerConnection, logger: AppOptions["logger"]): AppOptions {
+  return {
+    connection,
+    requestTimeoutMs: config.requestTimeoutMs,
+    logger,
+    streams: { heartbeatMs: config.sseHeartbeatMs, bufferLimitBytes: config.sseBufferBytes },
+    limits: {
+      headerTimeoutMs: config.headerTimeoutMs,
+      bodyTimeoutMs: config.bodyTimeoutMs,
+      idleTimeoutMs: config.idleTimeoutMs,
+      maxConnections: config.maxConnections,
+    },
+    crossSite: { allowedHosts: config.allowedHosts ?? defaultAllowedHosts(config.host), allowedOrigins: config.allowedOrigins },
+  };
 }

@@ -2,18 +2,12 @@
 // The gateway command: configuration, start, one log line, and on SIGINT/SIGTERM a clean
 // shutdown bounded by --shutdown-timeout.
 import { ConfigError, helpText, loadConfig } from "./config.js";
+import type { LoadResult } from "./config.js";
 import { startGateway } from "./gateway.js";
 import type { Gateway } from "./gateway.js";
 
 async function main(): Promise<void> {
-  let loaded;
-  try {
-    loaded = loadConfig(process.argv.slice(2), process.env);
-  } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
-    process.stderr.write(`norsk-manager-gateway: ${error.message}\n`);
-    process.exit(2);
-  }
+  const loaded = readConfig();
   if (loaded.help) {
     process.stdout.write(helpText());
     return;
@@ -40,6 +34,17 @@ async function main(): Promise<void> {
     );
   };
   if (signalled !== undefined) onSignal(signalled);
+}
+
+/** The configuration from the command line and environment; an unusable one exits with 2. */
+function readConfig(): LoadResult {
+  try {
+    return loadConfig(process.argv.slice(2), process.env);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    process.stderr.write(`norsk-manager-gateway: ${error.message}\n`);
+    process.exit(2);
+  }
 }
 
 /**

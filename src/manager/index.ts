@@ -98,6 +98,26 @@ export async function startManager(options: ManagerOptions = {}): Promise<Runnin
   if (!Number.isInteger(resolved.port) || resolved.port < 0 || resolved.port > 65535) {
     throw new RangeError(`port must be an integer from 0 to 65535, got ${resolved.port}`);
   }
+  const context = createContext(resolved);
+  const counters: StreamCounters = { openEventStreams: 0, openStatusChannels: 0 };
+  const shutdown = new AbortController();
+  const server = createServer(context, counters, shutdown.signal, resolved.onUnexpectedError);
+  const host = resolved.host.includes(":") ? `[${resolved.host}]` : resolved.host;
+  const port = await listen(server, context, `${host}:${resolved.port}`);
+  return {
+    address: `${host}:${port}`,
+    port,
+    close: closeOnce(server, context, shutdown),
+    stats: () => ({
+      openEventStreams: counters.openEventStreams,
+      openStatusChannels: counters.openStatusChannels,
+      eventSubscribers: context.bus.subscriberCount,
+    }),
+  };
+}
+
+/** Opens the store and starts what the handlers share: the event bus, group commit, the scanner. */
+function createContext(resolved: ResolvedOptions): ManagerContext {
   const store = new Store(resolved.dataDir);
   const bus = new EventBus(resolved.eventQueueLimit);
   const commits = new GroupCommit(store, bus, (error) => {
@@ -108,53 +128,55 @@ export async function startManager(options: ManagerOptions = {}): Promise<Runnin
       resolved.onUnexpectedError(error, "SCAN");
     },
   });
-  const context: ManagerContext = { store, bus, commits, scanner, now: resolved.clock };
-  const counters: StreamCounters = { openEventStreams: 0, openStatusChannels: 0 };
-  const shutdown = new AbortController();
+  return { store, bus, commits, scanner, now: resolved.clock };
+}
 
+/** A gRPC server with the Manager and Health services, not yet listening. */
+function createServer(
+  context: ManagerContext,
+  counters: StreamCounters,
+  shutdownSignal: AbortSignal,
+  onUnexpectedError: ResolvedOptions["onUnexpectedError"],
+): Server {
   const server = new Server();
   const serveOptions = {
     onUnexpectedError: (error: unknown, method: { name: string }) => {
-      resolved.onUnexpectedError(error, method.name);
+      onUnexpectedError(error, method.name);
     },
   };
   addService(server, Manager, managerService(context, counters), serveOptions);
-  addService(server, Health, healthService(shutdown.signal), serveOptions);
+  addService(server, Health, healthService(shutdownSignal), serveOptions);
+  return server;
+}
 
-  const host = resolved.host.includes(":") ? `[${resolved.host}]` : resolved.host;
-  let port: number;
+/** Listens on `address` and returns the port; on failure closes everything and rethrows. */
+async function listen(server: Server, context: ManagerContext, address: string): Promise<number> {
   try {
-    port = await listenInsecure(server, `${host}:${resolved.port}`);
+    return await listenInsecure(server, address);
   } catch (error) {
     server.forceShutdown();
-    await scanner.close();
-    store.close();
+    await context.scanner.close();
+    context.store.close();
     throw error;
   }
+}
 
+/** RunningManager.close: the first call shuts down, every call returns that same promise. */
+function closeOnce(server: Server, context: ManagerContext, shutdown: AbortController): () => Promise<void> {
   let closing: Promise<void> | undefined;
-  const close = (): Promise<void> => {
-    closing ??= (async () => {
-      shutdown.abort();
-      bus.close(new GrpcError(Code.UNAVAILABLE, "the manager is shutting down"));
-      await shutDown(server);
-      await scanner.close();
-      commits.flush();
-      store.close();
-    })();
+  return () => {
+    closing ??= closeManager(server, context, shutdown);
     return closing;
   };
+}
 
-  return {
-    address: `${host}:${port}`,
-    port,
-    close,
-    stats: () => ({
-      openEventStreams: counters.openEventStreams,
-      openStatusChannels: counters.openStatusChannels,
-      eventSubscribers: bus.subscriberCount,
-    }),
-  };
+async function closeManager(server: Server, context: ManagerContext, shutdown: AbortController): Promise<void> {
+  shutdown.abort();
+  context.bus.close(new GrpcError(Code.UNAVAILABLE, "the manager is shutting down"));
+  await shutDown(server);
+  await context.scanner.close();
+  context.commits.flush();
+  context.store.close();
 }
 
 /** Graceful shutdown, turned forceful after CLOSE_GRACE_MS. */

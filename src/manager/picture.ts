@@ -109,8 +109,13 @@ export function placementOn(store: Store, nodeId: string, role: string): Placeme
 
 /** The current picture (see the top of this file), without initial_data_complete. */
 export function currentPicture(store: Store, pendingWindowS: number, now: Timestamp): EventStreamEvent[] {
-  const events: EventStreamEvent[] = [];
   const nodes = store.nodes();
+  return [...cloudNodeEvents(store, nodes), ...physicalNodeEvents(store, nodes), ...jobEvents(store, pendingWindowS, now)];
+}
+
+/** node_running for each cloud node of `nodes`, in their order. */
+function cloudNodeEvents(store: Store, nodes: readonly NodeRow[]): EventStreamEvent[] {
+  const events: EventStreamEvent[] = [];
   for (const node of nodes) {
     if (node.kind === "physical") continue;
     const started = decodeCloudNode(node);
@@ -127,6 +132,12 @@ export function currentPicture(store: Store, pendingWindowS: number, now: Timest
       }),
     );
   }
+  return events;
+}
+
+/** physical_node_connected for each physical node of `nodes`, in their order. */
+function physicalNodeEvents(store: Store, nodes: readonly NodeRow[]): EventStreamEvent[] {
+  const events: EventStreamEvent[] = [];
   for (const node of nodes) {
     if (node.kind !== "physical") continue;
     events.push(
@@ -138,12 +149,18 @@ export function currentPicture(store: Store, pendingWindowS: number, now: Timest
       }),
     );
   }
+  return events;
+}
+
+/** job_active for each ACTIVE job, then job_pending for each PRE job due within the window. */
+function jobEvents(store: Store, pendingWindowS: number, now: Timestamp): EventStreamEvent[] {
   const horizon: Timestamp = { ...now, seconds: now.seconds + BigInt(pendingWindowS) };
+  const active: EventStreamEvent[] = [];
   const pending: EventStreamEvent[] = [];
   for (const row of store.jobs()) {
     const job = decodeJob(row.job);
     if (job.state === Job_JobState.ACTIVE) {
-      events.push(jobEvent("jobActive", withHistory(store, row.id, job)));
+      active.push(jobEvent("jobActive", withHistory(store, row.id, job)));
     } else if (
       pendingWindowS > 0 &&
       job.state === Job_JobState.PRE &&
@@ -153,8 +170,7 @@ export function currentPicture(store: Store, pendingWindowS: number, now: Timest
       pending.push(jobEvent("jobPending", withHistory(store, row.id, job)));
     }
   }
-  events.push(...pending);
-  return events;
+  return [...active, ...pending];
 }
 
 function withHistory(store: Store, id: string, job: Job): JobWithHistory {

@@ -1,0 +1,209 @@
+// The folders of src/ and schemas/ form layers (docs/ARCHITECTURE.md §7): each folder imports
+// only the folders its row of LAYERS names, and no import cycle joins two folders or two files.
+// A new folder, or a new kind of import between folders, is a deliberate change to LAYERS.
+import { existsSync } from "node:fs";
+import { resolve } from "node:path";
+import { describe, expect, it } from "vitest";
+import { findCycles, graphOf, importsOf, readImports, sourceFiles } from "./import-graph.js";
+import type { Graph, Import } from "./import-graph.js";
+
+const ROOT = resolve(import.meta.dirname, "../..");
+
+/** The composition root: the files directly in src/ (app.ts, gateway.ts, main.ts, …). */
+const TOP = "src/*.ts";
+
+/**
+ * Which folders each folder may import, top layer first. Imports inside a folder are always
+ * allowed (the file-cycle check still applies to them).
+ */
+const LAYERS: Readonly<Record<string, readonly string[] | "anything">> = {
+  [TOP]: "anything",
+  "src/routes": ["src/http", "src/operations", "src/json", "src/grpc", "src/sse", "schemas", "src/gen"],
+  "src/operations": ["src/http", "src/json", "src/grpc", "src/lexical", "schemas", "src/gen"],
+  "src/sse": ["src/http", "src/json", "src/grpc"],
+  "src/server": ["src/http"],
+  "src/openapi": ["schemas", "src/http"],
+  "src/http": ["src/grpc", "src/json", "src/lexical", "schemas"],
+  "src/json": ["schemas", "src/lexical", "src/gen"],
+  "schemas": ["src/lexical"],
+  "src/manager": ["src/grpc", "src/lexical", "src/gen"],
+  "src/grpc": ["src/gen"],
+  "src/lexical": [],
+  // Generated, never parsed here: it imports only itself and packages.
+  "src/gen": [],
+};
+
+/**
+ * File cycles that exist and are being removed elsewhere; each must still be a cycle (the test
+ * fails once it is gone, so the entry is deleted with it). Written as findCycles reports them.
+ */
+const KNOWN_FILE_CYCLES: readonly (readonly string[])[] = [
+  // validation.ts takes ProblemDetailItem's type from problem.ts, which renders validationItems.
+  ["src/http/problem.ts", "src/http/validation.ts"],
+];
+
+/** "schemas", "src/<folder>" (nested folders included), or TOP. */
+function folderOf(file: string): string {
+  const parts = file.split("/");
+  if (parts[0] !== "src") return parts[0] ?? file;
+  return parts.length === 2 ? TOP : `src/${parts[1] ?? ""}`;
+}
+
+function at(edge: Import): string {
+  return `${edge.from}:${edge.line} imports ${edge.to}`;
+}
+
+/** Imports from one folder to another. */
+interface Crossing {
+  readonly from: string;
+  readonly to: string;
+  /** In file order; never empty. */
+  readonly imports: Import[];
+}
+
+/** The crossings between folders, keyed "from -> to". */
+function crossings(imports: readonly Import[]): Map<string, Crossing> {
+  const byEdge = new Map<string, Crossing>();
+  for (const edge of imports) {
+    const from = folderOf(edge.from);
+    const to = folderOf(edge.to);
+    if (from === to) continue;
+    const key = `${from} -> ${to}`;
+    const crossing = byEdge.get(key) ?? { from, to, imports: [] };
+    crossing.imports.push(edge);
+    byEdge.set(key, crossing);
+  }
+  return byEdge;
+}
+
+function folderGraph(imports: readonly Import[]): Graph {
+  return graphOf([...crossings(imports).values()].map(({ from, to }) => [from, to] as const));
+}
+
+/** Imports that LAYERS does not allow, each with where it is. */
+function layerViolations(imports: readonly Import[]): string[] {
+  const found: string[] = [];
+  for (const { from, to, imports: edges } of crossings(imports).values()) {
+    const allowed = LAYERS[from];
+    const where = edges.map(at).join("; ");
+    if (allowed === "anything") continue;
+    if (allowed === undefined) found.push(`${from} is not in LAYERS: add its row (${where})`);
+    else if (!(to in LAYERS)) found.push(`${to} is not in LAYERS: add its row (${where})`);
+    else if (!allowed.includes(to)) found.push(...edges.map((edge) => `${from} may not import ${to}: ${at(edge)}`));
+  }
+  return found;
+}
+
+/** Each folder cycle, with one import that makes each of its steps. */
+function describeFolderCycles(imports: readonly Import[]): string[] {
+  const byEdge = crossings(imports);
+  return findCycles(folderGraph(imports)).map((cycle) => {
+    const steps = cycle.map((from, i) => {
+      const to = cycle[(i + 1) % cycle.length] ?? from;
+      const example = byEdge.get(`${from} -> ${to}`)?.imports[0];
+      return `  ${from} -> ${to}${example === undefined ? "" : ` (${at(example)})`}`;
+    });
+    return [`folder cycle ${[...cycle, cycle[0]].join(" -> ")}:`, ...steps].join("\n");
+  });
+}
+
+/** Each file cycle, with the line of each of its imports. */
+function describeFileCycles(imports: readonly Import[], cycles: readonly (readonly string[])[]): string[] {
+  return cycles.map((cycle) => {
+    const steps = cycle.map((from, i) => {
+      const to = cycle[(i + 1) % cycle.length] ?? from;
+      const edge = imports.find((candidate) => candidate.from === from && candidate.to === to);
+      return `  ${edge === undefined ? `${from} imports ${to}` : at(edge)}`;
+    });
+    return [`file cycle ${[...cycle, cycle[0]].join(" -> ")}:`, ...steps].join("\n");
+  });
+}
+
+function fileCycles(imports: readonly Import[]): string[][] {
+  return findCycles(graphOf(imports.map((edge) => [edge.from, edge.to] as const)));
+}
+
+const sameCycle = (a: readonly string[], b: readonly string[]): boolean => a.join("\n") === b.join("\n");
+
+describe("the folder layers", () => {
+  const files = sourceFiles(ROOT, ["src", "schemas"], ["src/gen"]);
+  const imports = readImports(ROOT, files);
+
+  it("reads the source it checks", () => {
+    expect(files.length).toBeGreaterThan(80);
+    expect(files).toContain("src/app.ts");
+    expect(files.some((file) => file.startsWith("src/gen/"))).toBe(false);
+    expect(imports.length).toBeGreaterThan(300);
+    expect(folderGraph(imports).get(TOP)?.has("src/routes")).toBe(true);
+  });
+
+  it("resolves every import to a file that exists", () => {
+    const unresolved = imports.filter((edge) => !existsSync(resolve(ROOT, edge.to))).map(at);
+    expect(unresolved).toEqual([]);
+  });
+
+  it("imports across folders only as LAYERS allows", () => {
+    expect(layerViolations(imports)).toEqual([]);
+  });
+
+  it("has no import cycle between folders", () => {
+    expect(describeFolderCycles(imports)).toEqual([]);
+  });
+
+  it("has no import cycle between files, apart from the known ones", () => {
+    const cycles = fileCycles(imports);
+    const fresh = cycles.filter((cycle) => !KNOWN_FILE_CYCLES.some((known) => sameCycle(known, cycle)));
+    expect(describeFileCycles(imports, fresh)).toEqual([]);
+    const gone = KNOWN_FILE_CYCLES.filter((known) => !cycles.some((cycle) => sameCycle(known, cycle)));
+    expect(gone.map((cycle) => `no longer a cycle, delete it from KNOWN_FILE_CYCLES: ${cycle.join(" -> ")}`)).toEqual([]);
+  });
+});
+
+// The checks above pass on an acyclic tree; these show that they would fail on a bad one.
+describe("the checks catch what they look for", () => {
+  it("finds every kind of import in a file", () => {
+    const text = [
+      'import { a } from "../http/a.js";',
+      'import type { B } from "./b.js";',
+      'export { c } from "../../schemas/c.js";',
+      'export * from "./d.js";',
+      'import e = require("./e.js");',
+      'const f = await import("../json/f.js");',
+      'import { g } from "fastify";',
+    ].join("\n");
+    expect(importsOf("src/routes/x.ts", text).map((edge) => `${edge.line} ${edge.to}`)).toEqual([
+      "1 src/http/a.ts",
+      "2 src/routes/b.ts",
+      "3 schemas/c.ts",
+      "4 src/routes/d.ts",
+      "5 src/routes/e.ts",
+      "6 src/json/f.ts",
+    ]);
+  });
+
+  it("finds a planted cycle, and none in an acyclic graph", () => {
+    const acyclic = graphOf([["a", "b"], ["b", "c"], ["a", "c"], ["d", "a"]]);
+    expect(findCycles(acyclic)).toEqual([]);
+    const planted = graphOf([["a", "b"], ["b", "c"], ["c", "a"], ["d", "a"], ["c", "e"], ["e", "e"]]);
+    expect(findCycles(planted)).toEqual([["e"], ["a", "b", "c"]]);
+  });
+
+  it("names the imports of a folder cycle and a layer violation", () => {
+    const planted: Import[] = [
+      { from: "src/json/job.ts", line: 6, to: "schemas/job.ts" },
+      { from: "schemas/formats.ts", line: 3, to: "src/json/scalars.ts" },
+      { from: "src/grpc/client.ts", line: 9, to: "src/http/problem.ts" },
+    ];
+    expect(describeFolderCycles(planted)).toEqual([
+      [
+        "folder cycle schemas -> src/json -> schemas:",
+        "  schemas -> src/json (schemas/formats.ts:3 imports src/json/scalars.ts)",
+        "  src/json -> schemas (src/json/job.ts:6 imports schemas/job.ts)",
+      ].join("\n"),
+    ]);
+    expect(layerViolations(planted)).toEqual([
+      "schemas may not import src/json: schemas/formats.ts:3 imports src/json/scalars.ts",
+      "src/grpc may not import src/http: src/grpc/client.ts:9 imports src/http/problem.ts",
+    ]);
+  });
+});
