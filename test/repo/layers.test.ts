@@ -22,7 +22,7 @@ const LAYERS: Readonly<Record<string, readonly string[] | "anything">> = {
   "src/operations": ["src/http", "src/json", "src/grpc", "src/lexical", "schemas", "src/gen"],
   "src/sse": ["src/http", "src/json", "src/grpc"],
   "src/server": ["src/http"],
-  "src/openapi": ["schemas", "src/http"],
+  "src/openapi": ["schemas", "src/http", "src/json"],
   "src/http": ["src/grpc", "src/json", "src/lexical", "schemas"],
   "src/json": ["schemas", "src/lexical", "src/gen"],
   "schemas": ["src/lexical"],
