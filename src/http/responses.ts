@@ -37,11 +37,14 @@ export function problemResponse(description: string): ProblemResponse {
   return { description, content: { [PROBLEM_CONTENT_TYPE]: { schema: Problem } } };
 }
 
-/** What an operation says a failure means for it, instead of the table's description of the status. */
-export type Wordings<F extends Failure> = { readonly [K in F]?: string };
+/** What an operation says failures mean for it, instead of the table's description of their status. */
+export type Wordings = { readonly [F in Failure]?: string };
 
 /** A failure the operation can end in: by name (the table's description of its status), or with the operation's own wording. */
-export type Declared<F extends Failure> = F | Wordings<F>;
+export type Declared = Failure | Wordings;
+
+/** The failures a declaration names. */
+type Named<D> = D extends Failure ? D : keyof D & Failure;
 
 /** Transitional (issue 10): a status, or [status, wording], until src/routes/events.ts and job-search.ts name failures. */
 export type DeclaredStatus<S extends number> = S | readonly [S, string];
@@ -57,7 +60,7 @@ interface Part {
  * share its response: the table's description once, and the operation's wordings joined, each
  * after the first followed by its code, so that a reader can tell which the Manager answers.
  */
-export function declaredProblems<F extends Failure>(...declared: Declared<F>[]): Record<StatusOf<F>, ProblemResponse>;
+export function declaredProblems<const D extends readonly Declared[]>(...declared: D): Record<StatusOf<Named<D[number]>>, ProblemResponse>;
 export function declaredProblems<S extends number>(...declared: DeclaredStatus<S>[]): Record<S, ProblemResponse>;
 export function declaredProblems(...declared: AnyDeclared[]): Record<number, ProblemResponse> {
   return problemResponses(declared);
@@ -68,7 +71,9 @@ export function declaredProblems(...declared: AnyDeclared[]): Record<number, Pro
  * declared failure has their status, and `default` for the rest (401, 403 or 429 from a Manager
  * that enforces them).
  */
-export function errorResponses<F extends Failure>(...declared: Declared<F>[]): Record<StatusOf<F | ManagerFailure> | "default", ProblemResponse>;
+export function errorResponses<const D extends readonly Declared[]>(
+  ...declared: D
+): Record<StatusOf<Named<D[number]> | ManagerFailure> | "default", ProblemResponse>;
 export function errorResponses<S extends number>(
   ...declared: DeclaredStatus<S>[]
 ): Record<S | StatusOf<ManagerFailure> | "default", ProblemResponse>;
@@ -82,7 +87,7 @@ export function errorResponses(...declared: AnyDeclared[]): Record<string, Probl
   return responses;
 }
 
-type AnyDeclared = Declared<Failure> | DeclaredStatus<number>;
+type AnyDeclared = Declared | DeclaredStatus<number>;
 
 /** One failure's part in the description of its status. */
 interface Part {
