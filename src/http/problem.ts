@@ -73,21 +73,45 @@ export function problem(failure: Failure, detail: string, options?: ProblemOptio
   return new ProblemError(failure, detail, options);
 }
 
-function factory(failure: Failure): (detail: string, options?: ProblemOptions) => ProblemError {
-  return (detail, options) => new ProblemError(failure, detail, options);
+// The failures the gateway answers by itself most often, by name.
+/** The request is invalid: each thing wrong located in `errors`. */
+export function invalidArgument(detail: string, options?: ProblemOptions): ProblemError {
+  return new ProblemError("INVALID_ARGUMENT", detail, options);
 }
 
-// The failures the gateway answers by itself most often, by name.
-export const invalidArgument = factory("INVALID_ARGUMENT");
-export const notFound = factory("NOT_FOUND");
-export const alreadyExists = factory("ALREADY_EXISTS");
-export const aborted = factory("ABORTED");
-export const resourceExhausted = factory("RESOURCE_EXHAUSTED");
-export const unavailable = factory("UNAVAILABLE");
-export const deadlineExceeded = factory("DEADLINE_EXCEEDED");
+export function notFound(detail: string, options?: ProblemOptions): ProblemError {
+  return new ProblemError("NOT_FOUND", detail, options);
+}
+
+export function alreadyExists(detail: string, options?: ProblemOptions): ProblemError {
+  return new ProblemError("ALREADY_EXISTS", detail, options);
+}
+
+/** A concurrent change won (a test-and-set lost, a job being deleted); not the client's own precondition. */
+export function aborted(detail: string, options?: ProblemOptions): ProblemError {
+  return new ProblemError("ABORTED", detail, options);
+}
+
 /** The client's own precondition (If-Match, a body's currentHash) failed: 412, code ABORTED. */
-export const preconditionFailed = factory("PRECONDITION_FAILED");
-export const unsupportedMediaType = factory("UNSUPPORTED_MEDIA_TYPE");
+export function preconditionFailed(detail: string, options?: ProblemOptions): ProblemError {
+  return new ProblemError("PRECONDITION_FAILED", detail, options);
+}
+
+export function resourceExhausted(detail: string, options?: ProblemOptions): ProblemError {
+  return new ProblemError("RESOURCE_EXHAUSTED", detail, options);
+}
+
+export function unavailable(detail: string, options?: ProblemOptions): ProblemError {
+  return new ProblemError("UNAVAILABLE", detail, options);
+}
+
+export function deadlineExceeded(detail: string, options?: ProblemOptions): ProblemError {
+  return new ProblemError("DEADLINE_EXCEEDED", detail, options);
+}
+
+export function unsupportedMediaType(detail: string, options?: ProblemOptions): ProblemError {
+  return new ProblemError("UNSUPPORTED_MEDIA_TYPE", detail, options);
+}
 
 /** Transitional (issue 10): invalidArgument's positional form, until job-search.ts names failures. */
 export function badRequest(detail: string, errors?: ProblemDetailItem[]): ProblemError {
