@@ -11,7 +11,7 @@ import type {
 } from "fastify";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { ManagerConnection } from "./grpc/manager-connection.js";
-import { PROBLEM_CONTENT_TYPE, ProblemError, badRequest, toProblem } from "./http/problem.js";
+import { PROBLEM_CONTENT_TYPE, invalidArgument, problem, toProblem } from "./http/problem.js";
 import { requestIdOf } from "./http/request-id.js";
 import { clientErrorHandler, expectationHandler, frameworkErrorHandler } from "./http/unrouted.js";
 import { parseJsonBody } from "./json/body.js";
@@ -126,7 +126,7 @@ function addHooksAndErrorHandlers(app: GatewayApp, options: AppOptions): void {
     void reply.header("x-request-id", request.id);
     // RFC 9112 §3.2: an HTTP/1.1 request without Host is a 400.
     if (request.raw.httpVersion === "1.1" && request.headers.host === undefined) {
-      done(badRequest("the request has no Host header", [{ header: "host", message: "is required in HTTP/1.1" }]));
+      done(invalidArgument("the request has no Host header", { errors: [{ header: "host", message: "is required in HTTP/1.1" }] }));
       return;
     }
     done();
@@ -135,14 +135,14 @@ function addHooksAndErrorHandlers(app: GatewayApp, options: AppOptions): void {
   app.addHook("onRequest", crossSiteGuard(options.crossSite ?? {}));
 
   app.setErrorHandler((error, request, reply) => {
-    const problem = toProblem(error, request);
-    if (problem.status >= 500) request.log.error({ err: error }, "request failed");
-    return reply.code(problem.status).type(PROBLEM_CONTENT_TYPE).send(problem);
+    const answer = toProblem(error, request);
+    if (answer.status >= 500) request.log.error({ err: error }, "request failed");
+    return reply.code(answer.status).type(PROBLEM_CONTENT_TYPE).send(answer);
   });
 
   app.setNotFoundHandler(() => {
     // The path is not quoted back: the problem's instance already names it.
-    throw new ProblemError(404, "no route matches the method and path");
+    throw problem("ROUTE_NOT_FOUND", "no route matches the method and path");
   });
 }
 

@@ -4,7 +4,7 @@
 // cannot carry, is a 400 naming it, never silently ignored and never an exception inside grpc-js.
 import type { IncomingHttpHeaders, ServerResponse } from "node:http";
 import type { FastifyReply, FastifyRequest } from "fastify";
-import { badRequest } from "./problem.js";
+import { invalidArgument } from "./problem.js";
 import type { CallOptions } from "../grpc/types.js";
 import { keyFault, valueFault } from "../grpc/metadata-rules.js";
 
@@ -120,7 +120,7 @@ export function callOptionsFor(request: FastifyRequest, reply: FastifyReply, req
   const faults: HeaderFault[] = [];
   if (header !== undefined && grpcTimeoutMs === undefined) faults.push({ header: "grpc-timeout", message: TIMEOUT_MESSAGE });
   faults.push(...metadataFaults(request.headers));
-  if (faults.length > 0) throw badRequest("the request headers are invalid", faults);
+  if (faults.length > 0) throw invalidArgument("the request headers are invalid", { errors: faults });
   return callOptions({
     headers: request.headers,
     requestId: request.id,

@@ -1,7 +1,7 @@
 // Which request bodies an operation reads, by media type.
 import type { FastifyRequest } from "fastify";
 import { mediaType } from "./media-type.js";
-import { ProblemError } from "./problem.js";
+import { unsupportedMediaType } from "./problem.js";
 
 /**
  * A preValidation hook accepting only the listed media types (parameters such as charset
@@ -13,9 +13,9 @@ export function acceptOnly(...mediaTypes: string[]): (request: FastifyRequest) =
     const given = mediaType(request.headers["content-type"]);
     if (!mediaTypes.includes(given)) {
       return Promise.reject(
-        new ProblemError(415, `Content-Type must be ${mediaTypes.join(" or ")}`, [
-          { header: "content-type", message: `is ${given === "" ? "missing" : JSON.stringify(given)}` },
-        ]),
+        unsupportedMediaType(`Content-Type must be ${mediaTypes.join(" or ")}`, {
+          errors: [{ header: "content-type", message: `is ${given === "" ? "missing" : JSON.stringify(given)}` }],
+        }),
       );
     }
     return Promise.resolve();

@@ -1,7 +1,7 @@
 // Entity tags and conditional requests for jobs (docs/ARCHITECTURE.md §5, RFC 9110 §13). A job's ETag is its
 // currentHash, quoted: "-9223372036854775808". Only strong tags name a hash.
 import { STRONG_ENTITY_TAG } from "../lexical/entity-tag.js";
-import { ProblemError } from "./problem.js";
+import { invalidArgument } from "./problem.js";
 
 const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
@@ -32,9 +32,9 @@ export function parseIfMatch(value: string | undefined): IfMatch {
   if (WEAK_TAG.test(trimmed)) return { kind: "never" };
   const hash = hashOfTag(trimmed);
   if (hash === undefined) {
-    throw new ProblemError(400, 'If-Match must be one entity tag such as "123" (the job\'s ETag) or *', [
-      { header: "if-match", message: "is not a single strong entity tag of a job" },
-    ], "INVALID_ARGUMENT");
+    throw invalidArgument('If-Match must be one entity tag such as "123" (the job\'s ETag) or *', {
+      errors: [{ header: "if-match", message: "is not a single strong entity tag of a job" }],
+    });
   }
   return { kind: "hash", hash };
 }

@@ -1,7 +1,8 @@
 // Every error the gateway answers is an RFC 9457 problem (application/problem+json). This
 // module is the one place that turns anything thrown (our own ProblemError, a GrpcError from
 // the Manager, fastify's validation and body-parsing errors) into one, and the one place that
-// makes sure a 5xx says nothing about internals.
+// makes sure a 5xx says nothing about internals. A ProblemError names a failure of the table
+// (src/http/status.ts), never a status: `notFound(detail)`, `problem("MISDIRECTED_REQUEST", ...)`.
 import { STATUS_CODES } from "node:http";
 import type { FastifyError } from "fastify";
 import type { Static } from "@sinclair/typebox";
@@ -9,7 +10,8 @@ import type { ProblemItem, ProblemJson } from "../../schemas/common.js";
 import { Code, GrpcError } from "../grpc/errors.js";
 import { MirrorError } from "../json/errors.js";
 import { JsonBodyError } from "../json/body.js";
-import { codeName, httpStatusOf } from "./status.js";
+import { codeName, failureAnswered, failureOfHttpStatus, genericDetail, httpStatusOf, isCodeName, problemCodeOf, statusOf } from "./status.js";
+import type { CodeName, Failure } from "./status.js";
 import { validationItems } from "./validation.js";
 import type { RequestPart } from "./validation.js";
 
@@ -18,22 +20,102 @@ export const PROBLEM_CONTENT_TYPE = "application/problem+json";
 export type ProblemDetailItem = Static<typeof ProblemItem>;
 export type ProblemBody = ProblemJson;
 
-/** Thrown by routes for an answer that is not the Manager's: 400, 404, 412, 415, ... */
+export interface ProblemOptions {
+  /** Each thing wrong with the request, located in the body, a parameter or a header. */
+  readonly errors?: readonly ProblemDetailItem[] | undefined;
+}
+
+/** Thrown for an answer that is not the Manager's own: its status and `code` come from the failure. */
 export class ProblemError extends Error {
   override readonly name = "ProblemError";
+  readonly status: number;
+  readonly code: CodeName | undefined;
+  readonly errors: ProblemDetailItem[] | undefined;
 
+  constructor(failure: Failure, detail: string, options?: ProblemOptions);
+  /**
+   * Transitional (issue 10): the positional form, for src/routes/events.ts, job-search.ts and
+   * src/sse/ until they name failures; then it goes.
+   */
+  constructor(status: number, detail: string, errors?: ProblemDetailItem[], code?: string);
   constructor(
-    readonly status: number,
+    failureOrStatus: Failure | number,
     readonly detail: string,
-    readonly errors?: ProblemDetailItem[],
-    readonly code?: string,
+    options?: ProblemOptions | ProblemDetailItem[],
+    code?: string,
   ) {
     super(detail);
+    if (typeof failureOrStatus === "number") {
+      this.status = failureOrStatus;
+      this.code = code !== undefined && isCodeName(code) ? code : undefined;
+      this.errors = Array.isArray(options) ? options : undefined;
+    } else {
+      this.status = statusOf(failureOrStatus);
+      this.code = problemCodeOf(failureOrStatus);
+      const errors = Array.isArray(options) ? undefined : options?.errors;
+      this.errors = errors === undefined ? undefined : [...errors];
+    }
+  }
+
+  /**
+   * The error answered as `body` again, e.g. to fail a stream's start with a problem made
+   * earlier. Every problem made from a failure or a gRPC status has its failure in the table;
+   * any other (fastify's rarer statuses) would be a 500.
+   */
+  static of(body: ProblemBody): ProblemError {
+    const failure = failureAnswered(body.status, body.code) ?? "INTERNAL_SERVER_ERROR";
+    return new ProblemError(failure, body.detail, { errors: body.errors });
   }
 }
 
+/** A problem of `failure` saying `detail`. */
+export function problem(failure: Failure, detail: string, options?: ProblemOptions): ProblemError {
+  return new ProblemError(failure, detail, options);
+}
+
+// The failures the gateway answers by itself most often, by name.
+/** The request is invalid: each thing wrong located in `errors`. */
+export function invalidArgument(detail: string, options?: ProblemOptions): ProblemError {
+  return new ProblemError("INVALID_ARGUMENT", detail, options);
+}
+
+export function notFound(detail: string, options?: ProblemOptions): ProblemError {
+  return new ProblemError("NOT_FOUND", detail, options);
+}
+
+export function alreadyExists(detail: string, options?: ProblemOptions): ProblemError {
+  return new ProblemError("ALREADY_EXISTS", detail, options);
+}
+
+/** A concurrent change won (a test-and-set lost, a job being deleted); not the client's own precondition. */
+export function aborted(detail: string, options?: ProblemOptions): ProblemError {
+  return new ProblemError("ABORTED", detail, options);
+}
+
+/** The client's own precondition (If-Match, a body's currentHash) failed: 412, code ABORTED. */
+export function preconditionFailed(detail: string, options?: ProblemOptions): ProblemError {
+  return new ProblemError("PRECONDITION_FAILED", detail, options);
+}
+
+export function resourceExhausted(detail: string, options?: ProblemOptions): ProblemError {
+  return new ProblemError("RESOURCE_EXHAUSTED", detail, options);
+}
+
+export function unavailable(detail: string, options?: ProblemOptions): ProblemError {
+  return new ProblemError("UNAVAILABLE", detail, options);
+}
+
+export function deadlineExceeded(detail: string, options?: ProblemOptions): ProblemError {
+  return new ProblemError("DEADLINE_EXCEEDED", detail, options);
+}
+
+export function unsupportedMediaType(detail: string, options?: ProblemOptions): ProblemError {
+  return new ProblemError("UNSUPPORTED_MEDIA_TYPE", detail, options);
+}
+
+/** Transitional (issue 10): invalidArgument's positional form, until job-search.ts names failures. */
 export function badRequest(detail: string, errors?: ProblemDetailItem[]): ProblemError {
-  return new ProblemError(400, detail, errors, "INVALID_ARGUMENT");
+  return invalidArgument(detail, { errors });
 }
 
 interface RequestFacts {
@@ -46,8 +128,8 @@ export function toProblem(error: unknown, request: RequestFacts): ProblemBody {
   const base = describe(error);
   // Only an error status can be answered as a problem (a Manager's OK, or a code fastify would
   // refuse as a status, would not be one).
-  const status = base.status >= 400 && base.status <= 599 ? base.status : 500;
-  const problem: ProblemBody = {
+  const status = base.status >= 400 && base.status <= 599 ? base.status : statusOf("INTERNAL_SERVER_ERROR");
+  const body: ProblemBody = {
     type: "about:blank",
     title: STATUS_CODES[status] ?? "Error",
     status,
@@ -56,33 +138,39 @@ export function toProblem(error: unknown, request: RequestFacts): ProblemBody {
     instance: request.url,
     requestId: request.id,
   };
-  if (base.code !== undefined) problem.code = base.code;
-  if (base.errors !== undefined && base.errors.length > 0) problem.errors = base.errors;
-  return problem;
+  if (base.code !== undefined) body.code = base.code;
+  if (base.errors !== undefined && base.errors.length > 0) body.errors = base.errors;
+  return body;
 }
 
 interface Described {
   status: number;
   detail: string;
-  code?: string | undefined;
+  code?: CodeName | undefined;
   errors?: ProblemDetailItem[] | undefined;
+}
+
+function described(failure: Failure, detail: string, errors?: readonly ProblemDetailItem[]): Described {
+  return { status: statusOf(failure), detail, code: problemCodeOf(failure), errors: errors === undefined ? undefined : [...errors] };
+}
+
+/** A status HTTP itself chose (fastify's, node's), with the code of the table's reason for it. */
+function describedByHttp(status: number, detail: string): Described {
+  const failure = failureOfHttpStatus(status);
+  return { status, detail, code: failure === undefined ? undefined : problemCodeOf(failure) };
 }
 
 function describe(error: unknown): Described {
   if (error instanceof ProblemError) {
     return { status: error.status, detail: error.detail, code: error.code, errors: error.errors };
   }
-  if (error instanceof JsonBodyError) {
-    return { status: 400, detail: error.detail, code: "INVALID_ARGUMENT", errors: [...error.errors] };
-  }
-  if (error instanceof MirrorError) {
-    return { status: 400, detail: "the request body is invalid", code: "INVALID_ARGUMENT", errors: [...error.errors] };
-  }
+  if (error instanceof JsonBodyError) return described("INVALID_ARGUMENT", error.detail, error.errors);
+  if (error instanceof MirrorError) return described("INVALID_ARGUMENT", "the request body is invalid", error.errors);
   if (error instanceof GrpcError) {
     return { status: httpStatusOf(error.code), detail: error.details, code: codeName(error.code) };
   }
   if (isFastifyError(error)) return describeFastifyError(error);
-  return { status: 500, detail: "" };
+  return described("INTERNAL_SERVER_ERROR", "");
 }
 
 function isFastifyError(error: unknown): error is FastifyError {
@@ -100,7 +188,7 @@ const WHERE: Readonly<Record<RequestPart, string>> = {
  * fastify's own client errors, in the gateway's words: their messages may quote the request
  * (the URL, the Content-Type), and a problem never echoes raw input.
  */
-const FASTIFY_ERRORS: Readonly<Record<string, Omit<Described, "status">>> = {
+const FASTIFY_ERRORS: Readonly<Record<string, Omit<Described, "status" | "code">>> = {
   FST_ERR_CTP_BODY_TOO_LARGE: { detail: "the request body is too large" },
   FST_ERR_CTP_INVALID_MEDIA_TYPE: {
     detail: "the request body's media type is not supported",
@@ -118,26 +206,18 @@ const FASTIFY_ERRORS: Readonly<Record<string, Omit<Described, "status">>> = {
 function describeFastifyError(error: FastifyError): Described {
   if (error.validation !== undefined) {
     const part: RequestPart = error.validationContext ?? "body";
-    return { status: 400, detail: WHERE[part], code: "INVALID_ARGUMENT", errors: validationItems(error.validation, part) };
+    return described("INVALID_ARGUMENT", WHERE[part], validationItems(error.validation, part));
   }
   const status = error.statusCode ?? 500;
-  if (status < 400 || status >= 500) return { status: 500, detail: "" };
+  if (status < 400 || status >= 500) return described("INTERNAL_SERVER_ERROR", "");
   const known = Object.hasOwn(FASTIFY_ERRORS, error.code) ? FASTIFY_ERRORS[error.code] : undefined;
-  const code = status === 400 ? "INVALID_ARGUMENT" : undefined;
-  return { status, detail: "the request cannot be served", code, ...known };
-}
-
-function genericDetail(status: number): string {
-  if (status === 503) return "the Manager is unavailable; try again later";
-  if (status === 504) return "the Manager did not answer before the deadline";
-  if (status === 501) return "the Manager does not implement this operation";
-  return "internal error; the request id identifies it in the gateway's log";
+  return { ...describedByHttp(status, "the request cannot be served"), ...known };
 }
 
 /** A catch handler: NOT_FOUND from the Manager becomes a 404 saying `detail`; others pass. */
 export function notFoundAs(detail: string): (error: unknown) => never {
   return (error) => {
-    if (error instanceof GrpcError && error.code === Code.NOT_FOUND) throw new ProblemError(404, detail, undefined, "NOT_FOUND");
+    if (error instanceof GrpcError && error.code === Code.NOT_FOUND) throw notFound(detail);
     throw error;
   };
 }

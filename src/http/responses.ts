@@ -2,11 +2,17 @@
 // declaration gives both the compiled serializer and the OpenAPI response: errors are
 // serialized through the Problem schema under application/problem+json, which is the
 // Content-Type the error handler sets.
+//
+// A route declares the failures an operation can end in by name (src/http/status.ts), with its
+// own wording where the table's would be too general; the statuses and their descriptions are
+// computed from the table, so a changed mapping moves every description with it.
 import { STATUS_CODES } from "node:http";
 import { Type } from "@sinclair/typebox";
 import type { TNull, TSchema, TString } from "@sinclair/typebox";
 import { Problem } from "../../schemas/common.js";
 import { PROBLEM_CONTENT_TYPE } from "./problem.js";
+import { problemCodeOf, statusDescription, statusOf } from "./status.js";
+import type { Failure, StatusOf } from "./status.js";
 
 /** A JSON response: `schema` under application/json, with optional response headers. */
 export function jsonResponse<T extends TSchema>(schema: T, description: string, headers?: Record<string, TString>) {
@@ -18,20 +24,9 @@ export function emptyResponse(description: string, headers?: Record<string, TStr
   return Type.Null(headers === undefined ? { description } : { description, headers });
 }
 
-const ERROR_MEANINGS: Readonly<Record<number, string>> = {
-  400: "the request is invalid (each problem located in `errors`), or the Manager refused it (INVALID_ARGUMENT, FAILED_PRECONDITION, OUT_OF_RANGE)",
-  404: "the resource does not exist",
-  409: "the Manager refused the change: ALREADY_EXISTS, or ABORTED (a concurrent change won)",
-  412: "If-Match (or a non-zero currentHash in the body) does not match the job's current ETag; nothing was written",
-  413: "the request body is larger than the gateway accepts (1 MiB by default)",
-  415: "the request's Content-Type is not one this operation accepts",
-  500: "the gateway or the Manager failed; the detail says nothing about internals, the request id finds it in the log",
-  503: "the Manager cannot be reached (UNAVAILABLE); try again later",
-  504: "the Manager did not answer before the deadline (the gateway's, or a shorter Grpc-Timeout)",
-};
-
-/** Statuses any call to the Manager can end in, documented on every route that makes one. */
-const MANAGER_FAILURES = [500, 503, 504] as const;
+/** Failures any call to the Manager can end in, documented on every route that makes one. */
+const MANAGER_FAILURES = ["INTERNAL", "UNAVAILABLE", "DEADLINE_EXCEEDED"] as const satisfies readonly Failure[];
+type ManagerFailure = (typeof MANAGER_FAILURES)[number];
 
 export interface ProblemResponse {
   readonly description: string;
@@ -42,26 +37,98 @@ export function problemResponse(description: string): ProblemResponse {
   return { description, content: { [PROBLEM_CONTENT_TYPE]: { schema: Problem } } };
 }
 
-/**
- * Problem responses for the listed statuses (a status, or [status, what it means here]), plus
- * 500, 503 and 504, which any Manager call may end in, and `default` for the rest (401, 403
- * or 429 from a Manager that enforces them).
- */
-export function errorResponses<S extends number>(
-  ...entries: (S | readonly [S, string])[]
-): Record<S | (typeof MANAGER_FAILURES)[number] | "default", ProblemResponse> {
-  const meanings = new Map<number, string | undefined>();
-  for (const entry of entries) {
-    if (typeof entry === "number") meanings.set(entry, undefined);
-    else meanings.set(entry[0], entry[1]);
-  }
-  for (const status of MANAGER_FAILURES) if (!meanings.has(status)) meanings.set(status, undefined);
-  const responses: Record<string, ProblemResponse> = {};
-  for (const [status, meaning] of meanings) {
-    const text = meaning ?? ERROR_MEANINGS[status] ?? "see the problem's detail";
-    responses[status] = problemResponse(`${STATUS_CODES[status] ?? "Error"}: ${text}.`);
-  }
-  responses.default = problemResponse("Any other error (such as 401, 403 or 429 from a Manager that enforces them), as a problem.");
-  return responses as Record<S | (typeof MANAGER_FAILURES)[number] | "default", ProblemResponse>;
+/** What an operation says failures mean for it, instead of the table's description of their status. */
+export type Wordings = { readonly [F in Failure]?: string };
+
+/** A failure the operation can end in: by name (the table's description of its status), or with the operation's own wording. */
+export type Declared = Failure | Wordings;
+
+/** The failures a declaration names. */
+type Named<D> = D extends Failure ? D : keyof D & Failure;
+
+/** Transitional (issue 10): a status, or [status, wording], until src/routes/events.ts and job-search.ts name failures. */
+export type DeclaredStatus<S extends number> = S | readonly [S, string];
+
+/** One failure's part in the description of its status. */
+interface Part {
+  readonly wording: string | undefined;
+  readonly code: string | undefined;
 }
 
+/**
+ * Problem responses for the declared failures, and no others. Failures that land on one status
+ * share its response: the table's description once, and the operation's wordings joined, each
+ * after the first followed by its code, so that a reader can tell which the Manager answers.
+ */
+export function declaredProblems<const D extends readonly Declared[]>(...declared: D): Record<StatusOf<Named<D[number]>>, ProblemResponse>;
+export function declaredProblems<S extends number>(...declared: DeclaredStatus<S>[]): Record<S, ProblemResponse>;
+export function declaredProblems(...declared: AnyDeclared[]): Record<number, ProblemResponse> {
+  return problemResponses(declared);
+}
+
+/**
+ * declaredProblems, plus the failures any Manager call may end in (500, 503, 504) where no
+ * declared failure has their status, and `default` for the rest (401, 403 or 429 from a Manager
+ * that enforces them).
+ */
+export function errorResponses<const D extends readonly Declared[]>(
+  ...declared: D
+): Record<StatusOf<Named<D[number]> | ManagerFailure> | "default", ProblemResponse>;
+export function errorResponses<S extends number>(
+  ...declared: DeclaredStatus<S>[]
+): Record<S | StatusOf<ManagerFailure> | "default", ProblemResponse>;
+export function errorResponses(...declared: AnyDeclared[]): Record<string, ProblemResponse> {
+  const responses = problemResponses(declared);
+  for (const failure of MANAGER_FAILURES) {
+    const status = statusOf(failure);
+    if (!(status in responses)) Object.assign(responses, problemResponses([failure]));
+  }
+  responses.default = problemResponse("Any other error (such as 401, 403 or 429 from a Manager that enforces them), as a problem.");
+  return responses;
+}
+
+type AnyDeclared = Declared | DeclaredStatus<number>;
+
+/** One failure's part in the description of its status. */
+interface Part {
+  readonly wording: string | undefined;
+  readonly code: string | undefined;
+}
+
+function problemResponses(declared: readonly AnyDeclared[]): Record<string, ProblemResponse> {
+  const parts = new Map<number, Part[]>();
+  const add = (status: number, part: Part) => parts.set(status, [...(parts.get(status) ?? []), part]);
+  for (const entry of declared) {
+    if (typeof entry === "number") add(entry, { wording: undefined, code: undefined });
+    else if (typeof entry === "string") add(statusOf(entry), { wording: undefined, code: problemCodeOf(entry) });
+    else if (isStatusWording(entry)) add(entry[0], { wording: entry[1], code: undefined });
+    else {
+      for (const [failure, wording] of Object.entries(entry) as [Failure, string | undefined][]) {
+        add(statusOf(failure), { wording, code: problemCodeOf(failure) });
+      }
+    }
+  }
+  const responses: Record<string, ProblemResponse> = {};
+  for (const [status, ofStatus] of parts) {
+    responses[status] = problemResponse(`${STATUS_CODES[status] ?? "Error"}: ${describe(status, ofStatus)}.`);
+  }
+  return responses;
+}
+
+function isStatusWording(entry: object): entry is readonly [number, string] {
+  return Array.isArray(entry);
+}
+
+function describe(status: number, parts: readonly Part[]): string {
+  const texts: string[] = [];
+  for (const [index, { wording, code }] of parts.entries()) {
+    const text =
+      wording === undefined
+        ? (statusDescription(status) ?? "see the problem's detail")
+        : index > 0 && code !== undefined
+          ? `${wording} (${code})`
+          : wording;
+    if (!texts.includes(text)) texts.push(text);
+  }
+  return texts.join(", ");
+}

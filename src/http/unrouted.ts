@@ -17,9 +17,12 @@ import type { ConnectionError, FastifyBaseLogger, FastifyError, FastifyReply, Fa
 import { PROBLEM_CONTENT_TYPE, toProblem } from "./problem.js";
 import type { ProblemBody } from "./problem.js";
 import { requestIdOf } from "./request-id.js";
+import { problemCodeOf, statusOf } from "./status.js";
+import type { Failure } from "./status.js";
 
 /** The problem for a request answered outside the routes, its instance a fresh urn:uuid. */
-function unroutedProblem(status: number, detail: string, requestId: string): ProblemBody {
+function unroutedProblem(failure: Failure, detail: string, requestId: string): ProblemBody {
+  const status = statusOf(failure);
   const problem: ProblemBody = {
     type: "about:blank",
     title: STATUS_CODES[status] ?? "Error",
@@ -28,7 +31,8 @@ function unroutedProblem(status: number, detail: string, requestId: string): Pro
     instance: `urn:uuid:${randomUUID()}`,
     requestId,
   };
-  if (status === 400) problem.code = "INVALID_ARGUMENT";
+  const code = problemCodeOf(failure);
+  if (code !== undefined) problem.code = code;
   return problem;
 }
 
@@ -54,27 +58,27 @@ export interface RequestTimeouts {
 }
 
 /** What a parser error (llhttp's HPE_* codes, or node's own) is answered with. */
-function clientErrorAnswer(error: ConnectionError, socket: Socket, timeouts: RequestTimeouts): { status: number; detail: string } {
+function clientErrorAnswer(error: ConnectionError, socket: Socket, timeouts: RequestTimeouts): { failure: Failure; detail: string } {
   const { code } = error;
   if (code === "HPE_HEADER_OVERFLOW") {
-    return { status: 431, detail: `the request line and headers together are larger than ${maxHeaderSize} bytes` };
+    return { failure: "REQUEST_HEADER_FIELDS_TOO_LARGE", detail: `the request line and headers together are larger than ${maxHeaderSize} bytes` };
   }
   if (code === "ERR_HTTP_REQUEST_TIMEOUT") {
     // node times out headers and whole requests alike; a request whose headers arrived has a response.
     return currentResponse(socket) === undefined
-      ? { status: 408, detail: `the request's headers did not arrive within ${timeouts.headerTimeoutMs} ms` }
-      : { status: 408, detail: `the request did not arrive in full within ${timeouts.bodyTimeoutMs} ms` };
+      ? { failure: "REQUEST_TIMEOUT", detail: `the request's headers did not arrive within ${timeouts.headerTimeoutMs} ms` }
+      : { failure: "REQUEST_TIMEOUT", detail: `the request did not arrive in full within ${timeouts.bodyTimeoutMs} ms` };
   }
-  if (code === "HPE_CHUNK_EXTENSIONS_OVERFLOW") return { status: 413, detail: "the chunk extensions of the body are too large" };
+  if (code === "HPE_CHUNK_EXTENSIONS_OVERFLOW") return { failure: "CONTENT_TOO_LARGE", detail: "the chunk extensions of the body are too large" };
   if (FRAMING.has(code)) {
     // llhttp's reason is the only place that tells "both sent" (request smuggling's shape) apart.
     return error.message.includes("can't be present with")
-      ? { status: 400, detail: "Content-Length and Transfer-Encoding must not be sent together" }
-      : { status: 400, detail: "the Content-Length or Transfer-Encoding header is invalid" };
+      ? { failure: "BAD_REQUEST", detail: "Content-Length and Transfer-Encoding must not be sent together" }
+      : { failure: "BAD_REQUEST", detail: "the Content-Length or Transfer-Encoding header is invalid" };
   }
-  if (code.includes("CHUNK")) return { status: 400, detail: "the chunked request body is malformed" };
-  if (code === "HPE_INVALID_HEADER_TOKEN") return { status: 400, detail: "a request header holds a character HTTP does not allow" };
-  return { status: 400, detail: "the request is not valid HTTP/1.1" };
+  if (code.includes("CHUNK")) return { failure: "BAD_REQUEST", detail: "the chunked request body is malformed" };
+  if (code === "HPE_INVALID_HEADER_TOKEN") return { failure: "BAD_REQUEST", detail: "a request header holds a character HTTP does not allow" };
+  return { failure: "BAD_REQUEST", detail: "the request is not valid HTTP/1.1" };
 }
 
 /**
@@ -103,8 +107,8 @@ export function clientErrorHandler(timeouts: RequestTimeouts) {
     if (error.code === "ECONNRESET" || socket.destroyed) return;
     // The request's own id when its headers arrived (so the client can match the answer), else a new one.
     const id = requestIdOf(currentResponse(socket)?.req.headers["x-request-id"]);
-    const { status, detail } = clientErrorAnswer(error, socket, timeouts);
-    const problem = unroutedProblem(status, detail, id);
+    const { failure, detail } = clientErrorAnswer(error, socket, timeouts);
+    const problem = unroutedProblem(failure, detail, id);
     this.log.debug({ requestId: id, instance: problem.instance, code: error.code }, "unreadable request refused");
     if (socket.writable && !responseUnderway(socket)) {
       const body = JSON.stringify(problem);
@@ -112,7 +116,7 @@ export function clientErrorHandler(timeouts: RequestTimeouts) {
       // client reads none, and would take the body for the start of a next response.
       const content = isHead(error) ? "" : body;
       socket.write(
-        `HTTP/1.1 ${status} ${problem.title}\r\ncontent-type: ${PROBLEM_CONTENT_TYPE}\r\n` +
+        `HTTP/1.1 ${problem.status} ${problem.title}\r\ncontent-type: ${PROBLEM_CONTENT_TYPE}\r\n` +
           `content-length: ${Buffer.byteLength(body)}\r\nx-request-id: ${id}\r\nconnection: close\r\n\r\n${content}`,
       );
     }
@@ -127,11 +131,11 @@ export function clientErrorHandler(timeouts: RequestTimeouts) {
 export function expectationHandler(log: FastifyBaseLogger): (request: IncomingMessage, response: ServerResponse) => void {
   return (_request, response) => {
     const id = randomUUID();
-    const problem = unroutedProblem(417, "the only expectation this gateway meets is 100-continue", id);
+    const problem = unroutedProblem("EXPECTATION_FAILED", "the only expectation this gateway meets is 100-continue", id);
     problem.errors = [{ header: "expect", message: "is not 100-continue" }];
     log.debug({ requestId: id, instance: problem.instance }, "unmet expectation refused");
     const body = JSON.stringify(problem);
-    response.writeHead(417, {
+    response.writeHead(problem.status, {
       "content-type": PROBLEM_CONTENT_TYPE,
       "content-length": Buffer.byteLength(body),
       "x-request-id": id,

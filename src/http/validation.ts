@@ -7,8 +7,12 @@ import type { ErrorObject, Options } from "ajv";
 import type { FastifySchemaCompiler } from "fastify";
 import { gatewayFormats } from "../../schemas/formats.js";
 import { ID_PATTERN, ID_PATTERN_MESSAGE } from "../lexical/ids.js";
-import type { ProblemDetailItem } from "./problem.js";
+import type { Static } from "@sinclair/typebox";
 import { childPointer } from "../json/errors.js";
+import type { ProblemItem } from "../../schemas/common.js";
+
+/** One problem item (schemas/common.ts), as validation reports it. */
+type ProblemDetailItem = Static<typeof ProblemItem>;
 
 const COMMON: Options = {
   allErrors: true,

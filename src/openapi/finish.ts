@@ -10,6 +10,8 @@ import { STATUS_CODES } from "node:http";
 import { EXAMPLES } from "./examples.js";
 import type { OperationExamples } from "./examples.js";
 import { SCHEMA_REF_PREFIX } from "./components.js";
+import { OTHER_FAILURE_SAMPLE, problemSample } from "../http/status.js";
+import type { ProblemSample } from "../http/status.js";
 
 // Just the parts of an OpenAPI 3.1 document this pass reads and writes.
 export interface Media {
@@ -161,22 +163,11 @@ function schemaExample(doc: OpenApiDocument, media: Media): unknown {
   return Array.isArray(schema?.examples) ? (schema.examples as unknown[])[0] : undefined;
 }
 
-// What a problem of each status typically says; `default` shows a Manager's 429.
-const PROBLEM_SAMPLES: Readonly<Record<string, { status: number; code?: string; detail: string }>> = {
-  400: { status: 400, code: "INVALID_ARGUMENT", detail: "Grpc-Timeout must be 1 to 8 digits and a unit (H, M, S, m, u, n), e.g. 500m" },
-  404: { status: 404, code: "NOT_FOUND", detail: 'job "encoder-1" does not exist' },
-  409: { status: 409, code: "ALREADY_EXISTS", detail: "a different job with this jobId already exists" },
-  412: { status: 412, code: "ABORTED", detail: "the job's ETag differs from If-Match" },
-  413: { status: 413, detail: "Request body is too large" },
-  415: { status: 415, detail: "Content-Type must be application/json" },
-  500: { status: 500, detail: "internal error; the request id identifies it in the gateway's log" },
-  503: { status: 503, code: "UNAVAILABLE", detail: "the Manager is unavailable; try again later" },
-  504: { status: 504, code: "DEADLINE_EXCEEDED", detail: "the Manager did not answer before the deadline" },
-  default: { status: 429, code: "RESOURCE_EXHAUSTED", detail: "too many requests" },
-};
-
+/** The example problem of an error response: the table's sample of its status (src/http/status.ts). */
 function problemExample(status: string, path: string, operation: Operation): Record<string, unknown> {
-  const sample = PROBLEM_SAMPLES[status] ?? { status: Number(status), detail: STATUS_CODES[Number(status)] ?? "error" };
+  const sample: ProblemSample =
+    (status === "default" ? OTHER_FAILURE_SAMPLE : problemSample(Number(status))) ??
+    { status: Number(status), detail: STATUS_CODES[Number(status)] ?? "error" };
   const example: Record<string, unknown> = {
     type: "about:blank",
     title: STATUS_CODES[sample.status] ?? "Error",
@@ -186,7 +177,7 @@ function problemExample(status: string, path: string, operation: Operation): Rec
   };
   if (sample.code !== undefined) example.code = sample.code;
   example.requestId = REQUEST_ID_EXAMPLE;
-  if (sample.status === 400) example.errors = [{ header: "grpc-timeout", message: "is not a valid gRPC timeout" }];
+  if (sample.errors !== undefined) example.errors = sample.errors;
   return example;
 }
 

@@ -6,10 +6,22 @@ import { JobSchema } from "../gen/norsk/api/manager_pb.js";
 import { readWithRetry } from "../grpc/dropped.js";
 import { Code, GrpcError } from "../grpc/errors.js";
 import type { CallOptions, Client } from "../grpc/types.js";
-import { ProblemError } from "../http/problem.js";
+import { invalidArgument, notFound, preconditionFailed } from "../http/problem.js";
+import type { ProblemError } from "../http/problem.js";
 import type { IfMatch } from "../http/preconditions.js";
 
 export type ManagerClient = Client<typeof Manager>;
+
+/** The options of every route plugin that calls the Manager (jobs, instances, nodes, search). */
+export interface ManagerRouteOptions {
+  readonly client: ManagerClient;
+  /** Deadline of each gRPC call, in ms; a Grpc-Timeout header may shorten it. */
+  readonly requestTimeoutMs: number;
+  /** Job writes (routes/jobs.ts): attempts of a PATCH whose test-and-set loses to a concurrent change. Default: 3. */
+  readonly patchAttempts?: number | undefined;
+  /** Job writes: writes of one job that may wait behind the running one (job-write-queue.ts); one more is a 429. Default: 100. */
+  readonly maxWaitingWrites?: number | undefined;
+}
 
 /**
  * JobSearch by id (one filter, id eq). The stream is read to its end (at most one job) rather
@@ -31,16 +43,17 @@ export function findJob(client: ManagerClient, jobId: string, options: CallOptio
 
 export async function requireJob(client: ManagerClient, jobId: string, options: CallOptions): Promise<CurrentJob & { job: Job }> {
   const current = await findJob(client, jobId, options);
-  if (current?.job === undefined) throw notFound(jobId);
+  if (current?.job === undefined) throw jobNotFound(jobId);
   return current as CurrentJob & { job: Job };
 }
 
-export function notFound(jobId: string): ProblemError {
-  return new ProblemError(404, `job ${JSON.stringify(jobId)} does not exist`, undefined, "NOT_FOUND");
+/** The detail of a 404 for a job id. */
+export function noSuchJob(jobId: string): string {
+  return `job ${JSON.stringify(jobId)} does not exist`;
 }
 
-export function preconditionFailed(detail: string): ProblemError {
-  return new ProblemError(412, detail, undefined, "ABORTED");
+export function jobNotFound(jobId: string): ProblemError {
+  return notFound(noSuchJob(jobId));
 }
 
 /**
@@ -50,10 +63,12 @@ export function preconditionFailed(detail: string): ProblemError {
 export function expectedHash(ifMatch: IfMatch, bodyHash: bigint): bigint {
   if (ifMatch.kind === "hash") {
     if (bodyHash !== 0n && bodyHash !== ifMatch.hash) {
-      throw new ProblemError(400, "currentHash in the body contradicts If-Match", [
-        { pointer: "/currentHash", message: "differs from the If-Match entity tag" },
-        { header: "if-match", message: "differs from currentHash in the body" },
-      ], "INVALID_ARGUMENT");
+      throw invalidArgument("currentHash in the body contradicts If-Match", {
+        errors: [
+          { pointer: "/currentHash", message: "differs from the If-Match entity tag" },
+          { header: "if-match", message: "differs from currentHash in the body" },
+        ],
+      });
     }
     return ifMatch.hash;
   }
@@ -62,10 +77,11 @@ export function expectedHash(ifMatch: IfMatch, bodyHash: bigint): bigint {
 
 /**
  * UpdateJob with `expected` as the test-and-set hash. ABORTED means the stored hash differs:
- * 412 when the client asked for the precondition, else 409 (someone else's change won). A
- * conditional write of a job that does not exist also fails its precondition (RFC 9110 §13.1.1).
+ * PRECONDITION_FAILED (412) when the client asked for the precondition, else the Manager's
+ * ABORTED (409: someone else's change won). A conditional write of a job that does not exist
+ * also fails its precondition (RFC 9110 §13.1.1).
  */
-export async function updateJob(
+export async function writeJob(
   client: ManagerClient,
   job: Job,
   expected: bigint,

@@ -18,8 +18,9 @@ import { JobSchema } from "../gen/norsk/api/manager_pb.js";
 import type { Job } from "../gen/norsk/api/manager_pb.js";
 import { Code, GrpcError } from "../grpc/errors.js";
 import type { CallOptions } from "../grpc/types.js";
-import { badRequest, ProblemError } from "../http/problem.js";
-import { findJob, notFound, preconditionFailed, updateJob } from "./job-access.js";
+import { aborted, invalidArgument, preconditionFailed } from "../http/problem.js";
+import type { ProblemError } from "../http/problem.js";
+import { findJob, jobNotFound, writeJob } from "./job-access.js";
 import type { ManagerClient } from "./job-access.js";
 import type { IfMatch } from "../http/preconditions.js";
 import { childPointer } from "../json/errors.js";
@@ -32,7 +33,7 @@ const POINTER = childPointer("/tags", DELETING_TAG);
 /** 400 when a client's job or patch names the reserved tag: it must stay the gateway's. */
 export function refuseDeletingTag(tags: unknown): void {
   if (typeof tags !== "object" || tags === null || !Object.hasOwn(tags, DELETING_TAG)) return;
-  throw badRequest(`the tag ${DELETING_TAG} is reserved to the gateway`, [{ pointer: POINTER, message: "is reserved to the gateway" }]);
+  throw invalidArgument(`the tag ${DELETING_TAG} is reserved to the gateway`, { errors: [{ pointer: POINTER, message: "is reserved to the gateway" }] });
 }
 
 /** True when a conditional DELETE has fenced the job (and may be deleting it right now). */
@@ -45,13 +46,13 @@ export function isBeingDeleted(job: Job): boolean {
  * too, which is atomic at the Manager (412 when absent); with an entity tag, fence then delete
  * (412 when the job is absent or its ETag differs, and then nothing is written).
  */
-export async function deleteJob(client: ManagerClient, jobId: string, ifMatch: IfMatch, requestId: string, options: CallOptions): Promise<void> {
+export async function deleteAsAsked(client: ManagerClient, jobId: string, ifMatch: IfMatch, requestId: string, options: CallOptions): Promise<void> {
   if (ifMatch.kind === "hash") await fence(client, jobId, ifMatch.hash, requestId, options);
   try {
     await client.deleteJob({ jobId }, options);
   } catch (error) {
     if (!(error instanceof GrpcError) || error.code !== Code.NOT_FOUND) throw error;
-    if (ifMatch.kind === "none") throw notFound(jobId);
+    if (ifMatch.kind === "none") throw jobNotFound(jobId);
     // After a fence, only a writer that ignores it (an unconditional DELETE) can have come first.
     throw preconditionFailed(ifMatch.kind === "hash" ? "the job was deleted by another request after its ETag was checked" : "the job does not exist");
   }
@@ -68,15 +69,10 @@ async function fence(client: ManagerClient, jobId: string, hash: bigint, request
   if (current.job.currentHash !== hash) throw preconditionFailed("the job's ETag differs from If-Match");
   const fenced = clone(JobSchema, current.job);
   fenced.tags[DELETING_TAG] = `${requestId} ${randomUUID()}`;
-  await updateJob(client, fenced, hash, true, options);
+  await writeJob(client, fenced, hash, true, options);
 }
 
 /** PATCH's answer for a job that a conditional DELETE has fenced. */
 export function beingDeleted(): ProblemError {
-  return new ProblemError(
-    409,
-    `the job is being deleted (it carries the tag ${DELETING_TAG}); if that DELETE failed, DELETE or PUT it again with its current ETag`,
-    undefined,
-    "ABORTED",
-  );
+  return aborted(`the job is being deleted (it carries the tag ${DELETING_TAG}); if that DELETE failed, DELETE or PUT it again with its current ETag`);
 }

@@ -7,8 +7,8 @@ import type { Job } from "../gen/norsk/api/manager_pb.js";
 import { Code, GrpcError } from "../grpc/errors.js";
 import type { CallOptions } from "../grpc/types.js";
 import { mergePatchMessage } from "../json/index.js";
-import { badRequest, ProblemError } from "../http/problem.js";
-import { preconditionFailed, requireJob, updateJob } from "./job-access.js";
+import { aborted, invalidArgument, preconditionFailed } from "../http/problem.js";
+import { requireJob, writeJob } from "./job-access.js";
 import type { ManagerClient } from "./job-access.js";
 import { beingDeleted, isBeingDeleted, refuseDeletingTag } from "./job-delete.js";
 import type { IfMatch } from "../http/preconditions.js";
@@ -23,7 +23,7 @@ const LOST_RACE = Symbol("lost race");
  * writer's change (another replica's: this gateway's own writes of the job are queued), so with
  * If-Match the first loss is a 412, and without it the patch is merged into the newer job.
  */
-export async function patchJob(
+export async function patchWithRetries(
   client: ManagerClient,
   jobId: string,
   patch: Record<string, unknown>,
@@ -35,7 +35,7 @@ export async function patchJob(
     const next = await patchOnce(client, jobId, patch, ifMatch, options);
     if (next !== LOST_RACE) return next;
     if (ifMatch.kind === "hash") throw preconditionFailed("the job changed after the entity tag was read");
-    if (attempt >= attempts) throw new ProblemError(409, `the job kept changing; gave up after ${attempts} attempts`, undefined, "ABORTED");
+    if (attempt >= attempts) throw aborted(`the job kept changing; gave up after ${attempts} attempts`);
   }
 }
 
@@ -57,7 +57,7 @@ async function patchOnce(
   // Fields the patch does not name, unknown fields of a newer Manager included, stay as read.
   const next = mergePatchMessage(JobSchema, read, patch);
   try {
-    next.currentHash = await updateJob(client, next, read.currentHash, false, options);
+    next.currentHash = await writeJob(client, next, read.currentHash, false, options);
     return next;
   } catch (error) {
     if (error instanceof GrpcError && error.code === Code.ABORTED) return LOST_RACE;
@@ -68,15 +68,15 @@ async function patchOnce(
 /** 400 for a patch that removes a required field, changes the id, sets currentHash or names the reserved tag. */
 export function checkPatchable(patch: Record<string, unknown>, jobId: string): void {
   for (const name of NOT_REMOVABLE) {
-    if (patch[name] === null) throw badRequest(`${name} cannot be removed`, [{ pointer: `/${name}`, message: "cannot be removed" }]);
+    if (patch[name] === null) throw invalidArgument(`${name} cannot be removed`, { errors: [{ pointer: `/${name}`, message: "cannot be removed" }] });
   }
   if (patch.jobId !== undefined && patch.jobId !== jobId) {
-    throw badRequest("a patch cannot change jobId", [{ pointer: "/jobId", message: "must equal the jobId of the path" }]);
+    throw invalidArgument("a patch cannot change jobId", { errors: [{ pointer: "/jobId", message: "must equal the jobId of the path" }] });
   }
   refuseDeletingTag(patch.tags);
   if (patch.currentHash !== undefined) {
-    throw badRequest("currentHash cannot be patched; use If-Match for a conditional change", [
-      { pointer: "/currentHash", message: "cannot be patched" },
-    ]);
+    throw invalidArgument("currentHash cannot be patched; use If-Match for a conditional change", {
+      errors: [{ pointer: "/currentHash", message: "cannot be patched" }],
+    });
   }
 }

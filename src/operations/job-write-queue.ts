@@ -8,7 +8,7 @@
 import { KeyedMutex, MutexQueueFullError } from "./keyed-mutex.js";
 import { Code, GrpcError } from "../grpc/errors.js";
 import type { CallOptions } from "../grpc/types.js";
-import { ProblemError } from "../http/problem.js";
+import { resourceExhausted } from "../http/problem.js";
 
 export interface JobWriteQueueOptions {
   /** Writes of one job that may wait behind the running one; one more is a 429. Default: 100. */
@@ -46,7 +46,7 @@ export class JobWriteQueue {
   /** The answer for a wait that ended without running the write; undefined for the write's own errors. */
   #waitProblem(error: unknown, signal: AbortSignal | undefined): Error | undefined {
     if (error instanceof MutexQueueFullError) {
-      return new ProblemError(429, `too many changes of this job are waiting (at most ${this.#maxWaiting}); try again later`, undefined, "RESOURCE_EXHAUSTED");
+      return resourceExhausted(`too many changes of this job are waiting (at most ${this.#maxWaiting}); try again later`);
     }
     if (signal?.aborted !== true || error !== signal.reason) return undefined;
     if (error instanceof DOMException && error.name === "TimeoutError") {

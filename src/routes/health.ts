@@ -4,9 +4,10 @@
 import { Type } from "@sinclair/typebox";
 import type { FastifyPluginCallbackTypebox } from "@fastify/type-provider-typebox";
 import { HealthCheckResponse_ServingStatus } from "../gen/grpc/health/v1/health_pb.js";
-import { ProblemError } from "../http/problem.js";
+import { unavailable } from "../http/problem.js";
 import type { ManagerConnection } from "../grpc/manager-connection.js";
-import { jsonResponse, problemResponse } from "../http/responses.js";
+import { declaredProblems, jsonResponse } from "../http/responses.js";
+import type { RouteHandler } from "../http/route-handler.js";
 
 export interface HealthRoutesOptions {
   readonly connection: ManagerConnection;
@@ -19,48 +20,53 @@ const Status = Type.Object(
   { additionalProperties: false, description: "A probe's answer." },
 );
 
+const LIVENESS_SCHEMA = {
+  summary: "Liveness: the gateway process serves",
+  description: "Answers 200 while the process serves HTTP; it does not ask the Manager (see /readyz).",
+  tags: ["operations"],
+  operationId: "getLiveness",
+  response: { 200: jsonResponse(Status, "OK: the process serves.") },
+};
+
+const READINESS_SCHEMA = {
+  summary: "Readiness: the Manager answers its health check",
+  description: "grpc.health.v1 Check on the Manager's channel: 200 when it answers SERVING, else 503, so a load balancer stops sending traffic.",
+  tags: ["operations"],
+  operationId: "getReadiness",
+  response: {
+    200: jsonResponse(Status, "OK: the Manager answers SERVING."),
+    ...declaredProblems({ UNAVAILABLE: "the Manager cannot be reached or is not serving" }),
+  },
+};
+
 export const healthRoutes: FastifyPluginCallbackTypebox<HealthRoutesOptions> = (app, options, done) => {
-  const timeoutMs = options.readinessTimeoutMs ?? 2_000;
-
-  app.get(
-    "/healthz",
-    {
-      schema: {
-        summary: "Liveness: the gateway process serves",
-        description: "Answers 200 while the process serves HTTP; it does not ask the Manager (see /readyz).",
-        tags: ["operations"],
-        operationId: "getLiveness",
-        response: { 200: jsonResponse(Status, "OK: the process serves.") },
-      },
-    },
-    () => ({ status: "ok" }),
-  );
-
-  app.get(
-    "/readyz",
-    {
-      schema: {
-        summary: "Readiness: the Manager answers its health check",
-        description: "grpc.health.v1 Check on the Manager's channel: 200 when it answers SERVING, else 503, so a load balancer stops sending traffic.",
-        tags: ["operations"],
-        operationId: "getReadiness",
-        response: {
-          200: jsonResponse(Status, "OK: the Manager answers SERVING."),
-          503: problemResponse("Service Unavailable: the Manager cannot be reached or is not serving."),
-        },
-      },
-    },
-    async () => {
-      let serving = false;
-      try {
-        const reply = await options.connection.health.check({ service: "" }, { timeoutMs });
-        serving = reply.status === HealthCheckResponse_ServingStatus.SERVING;
-      } catch {
-        serving = false;
-      }
-      if (!serving) throw new ProblemError(503, "the Manager is not ready", undefined, "UNAVAILABLE");
-      return { status: "ready" };
-    },
-  );
+  const health = new HealthHandlers(options);
+  app.get("/healthz", { schema: LIVENESS_SCHEMA }, health.getLiveness);
+  app.get("/readyz", { schema: READINESS_SCHEMA }, health.getReadiness);
   done();
 };
+
+/** The handlers, one per operation and named after it. */
+class HealthHandlers {
+  readonly #connection: ManagerConnection;
+  readonly #timeoutMs: number;
+
+  constructor(options: HealthRoutesOptions) {
+    this.#connection = options.connection;
+    this.#timeoutMs = options.readinessTimeoutMs ?? 2_000;
+  }
+
+  readonly getLiveness: RouteHandler<typeof LIVENESS_SCHEMA> = () => ({ status: "ok" });
+
+  readonly getReadiness: RouteHandler<typeof READINESS_SCHEMA> = async () => {
+    let serving = false;
+    try {
+      const reply = await this.#connection.health.check({ service: "" }, { timeoutMs: this.#timeoutMs });
+      serving = reply.status === HealthCheckResponse_ServingStatus.SERVING;
+    } catch {
+      serving = false;
+    }
+    if (!serving) throw unavailable("the Manager is not ready");
+    return { status: "ready" };
+  };
+}

@@ -4,7 +4,7 @@
 // nodeStopping, nodeStopped). The bodies are the request messages through the mirror.
 import { Type } from "@sinclair/typebox";
 import type { FastifyPluginCallbackTypebox } from "@fastify/type-provider-typebox";
-import type { FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyReply } from "fastify";
 import {
   CreateAwsNodeRequestSchema,
   CreateOciNodeRequestSchema,
@@ -23,117 +23,109 @@ import {
 } from "../../schemas/nodes.js";
 // The mirror's output has the response schema's type by construction (test/schemas checks it).
 import type { AwsNodeJson, OciNodeJson, PhysicalNodeUpdateJson } from "../../schemas/nodes.js";
-import { badRequest } from "../http/problem.js";
+import { invalidArgument, notFoundAs } from "../http/problem.js";
 import { callOptionsFor } from "../http/call-options.js";
-import type { ManagerClient } from "../operations/job-access.js";
+import type { ManagerClient, ManagerRouteOptions } from "../operations/job-access.js";
 import { errorResponses } from "../http/responses.js";
+import type { RouteHandler } from "../http/route-handler.js";
+import { statusOf } from "../http/status.js";
 import { acceptOnly } from "../http/content-type.js";
-import { notFoundAs } from "../http/problem.js";
-
-export interface NodeRoutesOptions {
-  readonly client: ManagerClient;
-  /** Deadline of each gRPC call, in ms. */
-  readonly requestTimeoutMs: number;
-}
 
 const ACCEPTED = "Accepted: the Manager starts the node; GET /v1/events reports nodeStarting, then nodeStarted.";
+const IN_USE = `A node id in use is a ${statusOf("ALREADY_EXISTS")}.`;
 
-export const nodeRoutes: FastifyPluginCallbackTypebox<NodeRoutesOptions> = (app, { client, requestTimeoutMs }, done) => {
-  const callOptions = (request: FastifyRequest, reply: FastifyReply) => callOptionsFor(request, reply, requestTimeoutMs);
+const CREATE_AWS_NODE_SCHEMA = {
+  operationId: "createAwsNode",
+  tags: ["nodes"],
+  summary: "Create an AWS node",
+  description: `CreateAwsNode. ${ACCEPTED} The answer is the request as the Manager accepted it. ${IN_USE}`,
+  body: AwsNodeInput,
+  response: { 202: AwsNode, ...errorResponses("INVALID_ARGUMENT", "ALREADY_EXISTS", "UNSUPPORTED_MEDIA_TYPE") },
+};
 
-  app.post(
-    "/v1/nodes/aws",
-    {
-      preValidation: acceptOnly("application/json"),
-      schema: {
-        operationId: "createAwsNode",
-        tags: ["nodes"],
-        summary: "Create an AWS node",
-        description: `CreateAwsNode. ${ACCEPTED} The answer is the request as the Manager accepted it. A node id in use is a 409.`,
-        body: AwsNodeInput,
-        response: { 202: AwsNode, ...errorResponses(400, 409, 415) },
-      },
-    },
-    async (request, reply) => {
-      const node = messageFromJson(CreateAwsNodeRequestSchema, request.body);
-      await client.createAwsNode(node, callOptions(request, reply));
-      return reply.code(202).send(messageToJson(CreateAwsNodeRequestSchema, node) as unknown as AwsNodeJson);
-    },
-  );
+const CREATE_OCI_NODE_SCHEMA = {
+  operationId: "createOciNode",
+  tags: ["nodes"],
+  summary: "Create an OCI node",
+  description: `CreateOciNode. ${ACCEPTED} The answer is the request as the Manager accepted it. ${IN_USE}`,
+  body: OciNodeInput,
+  response: { 202: OciNode, ...errorResponses("INVALID_ARGUMENT", "ALREADY_EXISTS", "UNSUPPORTED_MEDIA_TYPE") },
+};
 
-  app.post(
-    "/v1/nodes/oci",
-    {
-      preValidation: acceptOnly("application/json"),
-      schema: {
-        operationId: "createOciNode",
-        tags: ["nodes"],
-        summary: "Create an OCI node",
-        description: `CreateOciNode. ${ACCEPTED} The answer is the request as the Manager accepted it. A node id in use is a 409.`,
-        body: OciNodeInput,
-        response: { 202: OciNode, ...errorResponses(400, 409, 415) },
-      },
-    },
-    async (request, reply) => {
-      const node = messageFromJson(CreateOciNodeRequestSchema, request.body);
-      await client.createOciNode(node, callOptions(request, reply));
-      return reply.code(202).send(messageToJson(CreateOciNodeRequestSchema, node) as unknown as OciNodeJson);
-    },
-  );
+const TERMINATE_NODE_SCHEMA = {
+  operationId: "terminateNode",
+  tags: ["nodes"],
+  summary: "Terminate a node",
+  description:
+    "TerminateNode, for a cloud or a physical node. Accepted: the Manager stops the job instances on the node and " +
+    "the node; GET /v1/events reports nodeStopping, a jobUpdated for each job that ran there, then nodeStopped.",
+  params: NodeIdParams,
+  response: { 202: Type.Null({ description: "Accepted; no body." }), ...errorResponses("INVALID_ARGUMENT", "NOT_FOUND") },
+};
 
-  app.delete(
-    "/v1/nodes/:nodeId",
-    {
-      schema: {
-        operationId: "terminateNode",
-        tags: ["nodes"],
-        summary: "Terminate a node",
-        description:
-          "TerminateNode, for a cloud or a physical node. Accepted: the Manager stops the job instances on the node and " +
-          "the node; GET /v1/events reports nodeStopping, a jobUpdated for each job that ran there, then nodeStopped.",
-        params: NodeIdParams,
-        response: { 202: Type.Null({ description: "Accepted; no body." }), ...errorResponses(400, 404) },
-      },
-    },
-    async (request, reply) => {
-      const { nodeId } = request.params;
-      await client
-        .terminateNode({ nodeId }, callOptions(request, reply))
-        .catch(notFoundAs(`node ${JSON.stringify(nodeId)} does not exist`));
-      // No payload at all (a 202, unlike a 204, would otherwise carry "null"); the typed reply
-      // insists on one, so it is widened.
-      const untyped: FastifyReply = reply;
-      return untyped.code(202).send();
-    },
-  );
+const UPDATE_PHYSICAL_NODE_SCHEMA = {
+  operationId: "updatePhysicalNode",
+  tags: ["nodes"],
+  summary: "Register or update a physical node",
+  description:
+    "UpdatePhysicalNode: registers the physical node, or updates the daemon version of one already registered; " +
+    `GET /v1/events reports physicalNodeConnected. An id that belongs to a cloud node is a ${statusOf("FAILED_PRECONDITION")} (FAILED_PRECONDITION).`,
+  params: PhysicalNodeParams,
+  body: PhysicalNodeUpdateInput,
+  response: { 200: PhysicalNodeUpdate, ...errorResponses("INVALID_ARGUMENT", "FAILED_PRECONDITION", "UNSUPPORTED_MEDIA_TYPE") },
+};
 
-  app.put(
-    "/v1/physical-nodes/:id",
-    {
-      preValidation: acceptOnly("application/json"),
-      schema: {
-        operationId: "updatePhysicalNode",
-        tags: ["nodes"],
-        summary: "Register or update a physical node",
-        description:
-          "UpdatePhysicalNode: registers the physical node, or updates the daemon version of one already registered; " +
-          "GET /v1/events reports physicalNodeConnected. An id that belongs to a cloud node is a 400 (FAILED_PRECONDITION).",
-        params: PhysicalNodeParams,
-        body: PhysicalNodeUpdateInput,
-        response: { 200: PhysicalNodeUpdate, ...errorResponses(400, 415) },
-      },
-    },
-    async (request, reply) => {
-      const update = messageFromJson(UpdatePhysicalNodeRequestSchema, request.body);
-      const { id } = request.params;
-      if (update.id !== "" && update.id !== id) {
-        throw badRequest("id in the body differs from the path", [{ pointer: "/id", message: "must equal the id of the path" }]);
-      }
-      update.id = id;
-      await client.updatePhysicalNode(update, callOptions(request, reply));
-      return reply.code(200).send(messageToJson(UpdatePhysicalNodeRequestSchema, update) as unknown as PhysicalNodeUpdateJson);
-    },
-  );
-
+export const nodeRoutes: FastifyPluginCallbackTypebox<ManagerRouteOptions> = (app, options, done) => {
+  const nodes = new NodeHandlers(options);
+  const json = acceptOnly("application/json");
+  app.post("/v1/nodes/aws", { preValidation: json, schema: CREATE_AWS_NODE_SCHEMA }, nodes.createAwsNode);
+  app.post("/v1/nodes/oci", { preValidation: json, schema: CREATE_OCI_NODE_SCHEMA }, nodes.createOciNode);
+  app.delete("/v1/nodes/:nodeId", { schema: TERMINATE_NODE_SCHEMA }, nodes.terminateNode);
+  app.put("/v1/physical-nodes/:id", { preValidation: json, schema: UPDATE_PHYSICAL_NODE_SCHEMA }, nodes.updatePhysicalNode);
   done();
 };
+
+/** The handlers, one per operation and named after it. */
+class NodeHandlers {
+  readonly #client: ManagerClient;
+  readonly #timeoutMs: number;
+
+  constructor(options: ManagerRouteOptions) {
+    this.#client = options.client;
+    this.#timeoutMs = options.requestTimeoutMs;
+  }
+
+  readonly createAwsNode: RouteHandler<typeof CREATE_AWS_NODE_SCHEMA> = async (request, reply) => {
+    const node = messageFromJson(CreateAwsNodeRequestSchema, request.body);
+    await this.#client.createAwsNode(node, callOptionsFor(request, reply, this.#timeoutMs));
+    return reply.code(202).send(messageToJson(CreateAwsNodeRequestSchema, node) as unknown as AwsNodeJson);
+  };
+
+  readonly createOciNode: RouteHandler<typeof CREATE_OCI_NODE_SCHEMA> = async (request, reply) => {
+    const node = messageFromJson(CreateOciNodeRequestSchema, request.body);
+    await this.#client.createOciNode(node, callOptionsFor(request, reply, this.#timeoutMs));
+    return reply.code(202).send(messageToJson(CreateOciNodeRequestSchema, node) as unknown as OciNodeJson);
+  };
+
+  readonly terminateNode: RouteHandler<typeof TERMINATE_NODE_SCHEMA> = async (request, reply) => {
+    const { nodeId } = request.params;
+    await this.#client
+      .terminateNode({ nodeId }, callOptionsFor(request, reply, this.#timeoutMs))
+      .catch(notFoundAs(`node ${JSON.stringify(nodeId)} does not exist`));
+    // No payload at all (a 202, unlike a 204, would otherwise carry "null"); the typed reply
+    // insists on one, so it is widened.
+    const untyped: FastifyReply = reply;
+    return untyped.code(202).send();
+  };
+
+  readonly updatePhysicalNode: RouteHandler<typeof UPDATE_PHYSICAL_NODE_SCHEMA> = async (request, reply) => {
+    const update = messageFromJson(UpdatePhysicalNodeRequestSchema, request.body);
+    const { id } = request.params;
+    if (update.id !== "" && update.id !== id) {
+      throw invalidArgument("id in the body differs from the path", { errors: [{ pointer: "/id", message: "must equal the id of the path" }] });
+    }
+    update.id = id;
+    await this.#client.updatePhysicalNode(update, callOptionsFor(request, reply, this.#timeoutMs));
+    return reply.code(200).send(messageToJson(UpdatePhysicalNodeRequestSchema, update) as unknown as PhysicalNodeUpdateJson);
+  };
+}

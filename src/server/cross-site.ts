@@ -19,7 +19,8 @@
 import { isIP } from "node:net";
 import type { FastifyRequest } from "fastify";
 import { JSON_TYPE, MERGE_PATCH_TYPE, mediaType } from "../http/media-type.js";
-import { ProblemError } from "../http/problem.js";
+import { problem, unsupportedMediaType } from "../http/problem.js";
+import type { ProblemError } from "../http/problem.js";
 
 export interface CrossSiteOptions {
   /**
@@ -135,18 +136,18 @@ function parseOrigin(origin: string): URL | undefined {
 
 function misdirected(host: string | undefined): ProblemError {
   const message = host === undefined ? "is missing" : `${JSON.stringify(host)} is not a name of this gateway (--allowed-host)`;
-  return new ProblemError(421, "the request is addressed to a host this gateway does not serve", [{ header: "host", message }]);
+  return problem("MISDIRECTED_REQUEST", "the request is addressed to a host this gateway does not serve", { errors: [{ header: "host", message }] });
 }
 
 function foreignOrigin(origin: string): ProblemError {
-  return new ProblemError(403, "a page of another origin may not change anything here", [
-    { header: "origin", message: `${JSON.stringify(origin)} is not an allowed origin (--allowed-origin)` },
-  ]);
+  return problem("FORBIDDEN", "a page of another origin may not change anything here", {
+    errors: [{ header: "origin", message: `${JSON.stringify(origin)} is not an allowed origin (--allowed-origin)` }],
+  });
 }
 
 // The type is not quoted back: it may be anything a page chose to send.
 function notJson(): ProblemError {
-  return new ProblemError(415, "a request that changes something takes a JSON body (application/json or application/merge-patch+json), or none", [
-    { header: "content-type", message: "is not a JSON media type" },
-  ]);
+  return unsupportedMediaType("a request that changes something takes a JSON body (application/json or application/merge-patch+json), or none", {
+    errors: [{ header: "content-type", message: "is not a JSON media type" }],
+  });
 }

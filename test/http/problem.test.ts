@@ -1,7 +1,20 @@
 import { describe, expect, it } from "vitest";
 import { Metadata, status as Code } from "@grpc/grpc-js";
 import { GrpcError } from "../../src/grpc/errors.js";
-import { ProblemError, toProblem } from "../../src/http/problem.js";
+import {
+  ProblemError,
+  aborted,
+  alreadyExists,
+  deadlineExceeded,
+  invalidArgument,
+  notFound,
+  preconditionFailed,
+  problem,
+  resourceExhausted,
+  toProblem,
+  unavailable,
+  unsupportedMediaType,
+} from "../../src/http/problem.js";
 
 const request = { id: "req-1", url: "/v1/jobs/a?x=1" };
 
@@ -12,7 +25,7 @@ describe("toProblem", () => {
     [new GrpcError(Code.INVALID_ARGUMENT, "id_filter.re: bad"), 400, "INVALID_ARGUMENT", "id_filter.re: bad"],
     [new GrpcError(Code.FAILED_PRECONDITION, "job is complete"), 400, "FAILED_PRECONDITION", "job is complete"],
     [new GrpcError(Code.ABORTED, "hash moved"), 409, "ABORTED", "hash moved"],
-    [new ProblemError(412, "precondition failed", undefined, "ABORTED"), 412, "ABORTED", "precondition failed"],
+    [preconditionFailed("precondition failed"), 412, "ABORTED", "precondition failed"],
   ])("answers %s with its status, code and message", (error, status, code, detail) => {
     const problem = toProblem(error, request);
     expect(problem).toMatchObject({ type: "about:blank", status, code, detail, instance: "/v1/jobs/a?x=1", requestId: "req-1" });
@@ -39,9 +52,9 @@ describe("toProblem", () => {
   });
 
   it("keeps validation items and omits an empty list", () => {
-    const withItems = toProblem(new ProblemError(400, "bad", [{ pointer: "/jobId", message: "is required" }]), request);
+    const withItems = toProblem(invalidArgument("bad", { errors: [{ pointer: "/jobId", message: "is required" }] }), request);
     expect(withItems.errors).toEqual([{ pointer: "/jobId", message: "is required" }]);
-    expect(toProblem(new ProblemError(400, "bad", []), request)).not.toHaveProperty("errors");
+    expect(toProblem(invalidArgument("bad", { errors: [] }), request)).not.toHaveProperty("errors");
   });
 
   it.each([17, 99])("answers the gRPC status %i, which has no name, as UNKNOWN: a 500", (code) => {
@@ -75,5 +88,43 @@ describe("toProblem", () => {
     });
     const unknown = Object.assign(new Error("'/v1/<script>' is odd"), { statusCode: 400, code: "FST_ERR_SOMETHING_NEW" });
     expect(toProblem(unknown, request)).toMatchObject({ status: 400, detail: "the request cannot be served" });
+  });
+});
+
+describe("the problem factories", () => {
+  it.each([
+    [invalidArgument, 400, "INVALID_ARGUMENT"],
+    [notFound, 404, "NOT_FOUND"],
+    [alreadyExists, 409, "ALREADY_EXISTS"],
+    [aborted, 409, "ABORTED"],
+    [preconditionFailed, 412, "ABORTED"],
+    [resourceExhausted, 429, "RESOURCE_EXHAUSTED"],
+    [unavailable, 503, "UNAVAILABLE"],
+    [deadlineExceeded, 504, "DEADLINE_EXCEEDED"],
+    [unsupportedMediaType, 415, undefined],
+  ] as const)("%o answers with %i and code %s, from the table", (factory, status, code) => {
+    const error = factory("what went wrong", { errors: [{ header: "x", message: "is wrong" }] });
+    expect(error).toMatchObject({ status, code, detail: "what went wrong", errors: [{ header: "x", message: "is wrong" }] });
+  });
+
+  it.each([
+    ["MISDIRECTED_REQUEST", 421],
+    ["FORBIDDEN", 403],
+    ["ROUTE_NOT_FOUND", 404],
+  ] as const)("names HTTP's own reason %s (%i), which has no code", (failure, status) => {
+    const answer = toProblem(problem(failure, "refused"), request);
+    expect(answer.status).toBe(status);
+    expect(answer).not.toHaveProperty("code");
+  });
+
+  it.each([
+    preconditionFailed("stale", { errors: [{ header: "if-match", message: "is stale" }] }),
+    invalidArgument("bad"),
+    new GrpcError(Code.FAILED_PRECONDITION, "job is complete"),
+    new GrpcError(Code.UNAVAILABLE, "down"),
+    new Error("secret"),
+  ])("makes from a problem an error answered as that problem again: %s", (error) => {
+    const first = toProblem(error, request);
+    expect(toProblem(ProblemError.of(first), request)).toEqual(first);
   });
 });

@@ -1,6 +1,20 @@
 import { describe, expect, it } from "vitest";
 import { status as Code } from "@grpc/grpc-js";
-import { HTTP_STATUS_OF_CODE, codeName, httpStatusOf } from "../../src/http/status.js";
+import {
+  FAILURES,
+  HTTP_STATUS_OF_CODE,
+  OTHER_FAILURE_SAMPLE,
+  codeName,
+  failureAnswered,
+  failureOfHttpStatus,
+  genericDetail,
+  httpStatusOf,
+  problemCodeOf,
+  problemSample,
+  statusDescription,
+  statusOf,
+} from "../../src/http/status.js";
+import type { CodeName, Failure } from "../../src/http/status.js";
 
 // docs/ARCHITECTURE.md §5: grpc-gateway's table.
 const TABLE: readonly [Code, number][] = [
@@ -43,5 +57,113 @@ describe("gRPC status to HTTP status", () => {
     const code: Code = value;
     expect(httpStatusOf(code)).toBe(500);
     expect(codeName(code)).toBe("UNKNOWN");
+  });
+});
+
+// HTTP's own reasons: statuses no gRPC code names (and the 412 the client's own precondition gets).
+const REASONS: readonly [Failure, number, CodeName | undefined][] = [
+  ["BAD_REQUEST", 400, "INVALID_ARGUMENT"],
+  ["PRECONDITION_FAILED", 412, "ABORTED"],
+  ["ROUTE_NOT_FOUND", 404, undefined],
+  ["FORBIDDEN", 403, undefined],
+  ["REQUEST_TIMEOUT", 408, undefined],
+  ["CONTENT_TOO_LARGE", 413, undefined],
+  ["URI_TOO_LONG", 414, undefined],
+  ["UNSUPPORTED_MEDIA_TYPE", 415, undefined],
+  ["EXPECTATION_FAILED", 417, undefined],
+  ["MISDIRECTED_REQUEST", 421, undefined],
+  ["REQUEST_HEADER_FIELDS_TOO_LARGE", 431, undefined],
+  ["INTERNAL_SERVER_ERROR", 500, undefined],
+];
+
+describe("the table of failures", () => {
+  it.each(TABLE)("answers the gRPC code %i with its status and its own name as the code", (code, http) => {
+    const name = codeName(code);
+    expect(statusOf(name)).toBe(http);
+    expect(problemCodeOf(name)).toBe(name);
+  });
+
+  it.each(REASONS)("answers %s with HTTP %i and code %s", (failure, status, code) => {
+    expect(statusOf(failure)).toBe(status);
+    expect(problemCodeOf(failure)).toBe(code);
+  });
+
+  it("has the gRPC codes and these reasons, nothing else", () => {
+    expect(Object.keys(FAILURES).sort()).toEqual([...TABLE.map(([code]) => codeName(code)), ...REASONS.map(([name]) => name)].sort());
+  });
+
+  it.each(REASONS)("takes a status HTTP chose for its reason: %s", (failure, status) => {
+    expect(failureOfHttpStatus(status)).toBe(failure);
+  });
+
+  it("has no reason for a status it does not know", () => {
+    expect(failureOfHttpStatus(405)).toBeUndefined();
+  });
+
+  it.each(Object.keys(FAILURES) as Failure[])("finds %s again from the problem it makes (status and code)", (failure) => {
+    const found = failureAnswered(statusOf(failure), problemCodeOf(failure));
+    expect(found).toBeDefined();
+    expect(statusOf(found ?? "OK")).toBe(statusOf(failure));
+    expect(problemCodeOf(found ?? "OK")).toBe(problemCodeOf(failure));
+  });
+});
+
+// The descriptions of the error responses in openapi.yaml, after the reason phrase.
+const DESCRIPTIONS: readonly [number, string][] = [
+  [400, "the request is invalid (each problem located in `errors`), or the Manager refused it (INVALID_ARGUMENT, FAILED_PRECONDITION, OUT_OF_RANGE)"],
+  [404, "the resource does not exist"],
+  [409, "the Manager refused the change: ALREADY_EXISTS, or ABORTED (a concurrent change won)"],
+  [412, "If-Match (or a non-zero currentHash in the body) does not match the job's current ETag; nothing was written"],
+  [413, "the request body is larger than the gateway accepts (1 MiB by default)"],
+  [415, "the request's Content-Type is not one this operation accepts"],
+  [500, "the gateway or the Manager failed; the detail says nothing about internals, the request id finds it in the log"],
+  [503, "the Manager cannot be reached (UNAVAILABLE); try again later"],
+  [504, "the Manager did not answer before the deadline (the gateway's, or a shorter Grpc-Timeout)"],
+];
+
+describe("what the table says of each status", () => {
+  it.each(DESCRIPTIONS)("describes %i", (status, text) => {
+    expect(statusDescription(status)).toBe(text);
+  });
+
+  it.each([401, 403, 429, 499, 501])("leaves %i to the operation's wording", (status) => {
+    expect(statusDescription(status)).toBeUndefined();
+  });
+
+  it.each([400, 409])("names in the description of %i exactly the codes answered with it", (status) => {
+    const codes = TABLE.filter(([, http]) => http === status).map(([code]) => codeName(code));
+    const named = (statusDescription(status) ?? "").match(/\b[A-Z][A-Z_]+[A-Z]\b/g) ?? [];
+    expect(named).toEqual(codes);
+  });
+
+  it.each([
+    [400, "INVALID_ARGUMENT", "Grpc-Timeout must be 1 to 8 digits and a unit (H, M, S, m, u, n), e.g. 500m"],
+    [404, "NOT_FOUND", 'job "encoder-1" does not exist'],
+    [409, "ALREADY_EXISTS", "a different job with this jobId already exists"],
+    [412, "ABORTED", "the job's ETag differs from If-Match"],
+    [413, undefined, "Request body is too large"],
+    [415, undefined, "Content-Type must be application/json"],
+    [500, undefined, "internal error; the request id identifies it in the gateway's log"],
+    [503, "UNAVAILABLE", "the Manager is unavailable; try again later"],
+    [504, "DEADLINE_EXCEEDED", "the Manager did not answer before the deadline"],
+  ])("shows a %i in the document as code %s saying %j", (status, code, detail) => {
+    expect(problemSample(status)).toMatchObject({ status, detail });
+    expect(problemSample(status)?.code).toBe(code);
+  });
+
+  it("locates the example 400's fault, and has no example of a 429 but for the default response", () => {
+    expect(problemSample(400)?.errors).toEqual([{ header: "grpc-timeout", message: "is not a valid gRPC timeout" }]);
+    expect(problemSample(429)).toBeUndefined();
+    expect(OTHER_FAILURE_SAMPLE).toEqual({ status: 429, code: "RESOURCE_EXHAUSTED", detail: "too many requests" });
+  });
+
+  it.each([
+    [500, "internal error; the request id identifies it in the gateway's log"],
+    [501, "the Manager does not implement this operation"],
+    [502, "internal error; the request id identifies it in the gateway's log"],
+    [503, "the Manager is unavailable; try again later"],
+    [504, "the Manager did not answer before the deadline"],
+  ])("says of every %i only %j", (status, detail) => {
+    expect(genericDetail(status)).toBe(detail);
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { Code, GrpcError } from "../../src/grpc/errors.js";
-import { ProblemError } from "../../src/http/problem.js";
+import { resourceExhausted } from "../../src/http/problem.js";
 import { JobWriteQueue } from "../../src/operations/job-write-queue.js";
 
 /** Holds `jobId` in `queue` until the returned function is called. */
@@ -49,7 +49,7 @@ describe("JobWriteQueue", () => {
     const holder = hold(queue, "job");
     const waiting = queue.run("job", {}, () => Promise.resolve("second"));
     const refused = queue.run("job", {}, () => Promise.resolve("third"));
-    await expect(refused).rejects.toEqual(new ProblemError(429, "too many changes of this job are waiting (at most 1); try again later", undefined, "RESOURCE_EXHAUSTED"));
+    await expect(refused).rejects.toEqual(resourceExhausted("too many changes of this job are waiting (at most 1); try again later"));
     holder.release();
     await expect(waiting).resolves.toBe("second");
   });

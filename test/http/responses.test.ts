@@ -1,0 +1,40 @@
+import { describe, expect, it } from "vitest";
+import { declaredProblems, errorResponses } from "../../src/http/responses.js";
+
+const descriptions = (responses: Record<string, { description: string }>) =>
+  Object.fromEntries(Object.entries(responses).map(([status, response]) => [status, response.description]));
+
+describe("error responses declared by failure", () => {
+  it("computes each status from the table and describes it as the table does", () => {
+    expect(descriptions(errorResponses("NOT_FOUND", "UNSUPPORTED_MEDIA_TYPE"))).toEqual({
+      404: "Not Found: the resource does not exist.",
+      415: "Unsupported Media Type: the request's Content-Type is not one this operation accepts.",
+      500: "Internal Server Error: the gateway or the Manager failed; the detail says nothing about internals, the request id finds it in the log.",
+      503: "Service Unavailable: the Manager cannot be reached (UNAVAILABLE); try again later.",
+      504: "Gateway Timeout: the Manager did not answer before the deadline (the gateway's, or a shorter Grpc-Timeout).",
+      default: "Any other error (such as 401, 403 or 429 from a Manager that enforces them), as a problem.",
+    });
+  });
+
+  it("takes the operation's wording over the table's", () => {
+    expect(descriptions(declaredProblems({ NOT_FOUND: "no job has this id" }))).toEqual({ 404: "Not Found: no job has this id." });
+  });
+
+  it("merges the failures of one status, naming the code of each wording after the first", () => {
+    const merged = declaredProblems({ INVALID_ARGUMENT: "the body is invalid", FAILED_PRECONDITION: "the job is complete" });
+    expect(descriptions(merged)).toEqual({ 400: "Bad Request: the body is invalid, the job is complete (FAILED_PRECONDITION)." });
+  });
+
+  it("describes a status once however many of its failures are named", () => {
+    const table = "the request is invalid (each problem located in `errors`), or the Manager refused it (INVALID_ARGUMENT, FAILED_PRECONDITION, OUT_OF_RANGE)";
+    expect(descriptions(declaredProblems("INVALID_ARGUMENT", "FAILED_PRECONDITION"))).toEqual({ 400: `Bad Request: ${table}.` });
+  });
+
+  it("leaves a declared status of the Manager's failures as declared", () => {
+    expect(errorResponses({ UNAVAILABLE: "no Manager" })[503].description).toBe("Service Unavailable: no Manager.");
+  });
+
+  it("says to read the detail where neither the table nor the operation describes a status", () => {
+    expect(descriptions(declaredProblems("RESOURCE_EXHAUSTED"))).toEqual({ 429: "Too Many Requests: see the problem's detail." });
+  });
+});
