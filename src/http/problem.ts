@@ -10,7 +10,7 @@ import type { ProblemItem, ProblemJson } from "../../schemas/common.js";
 import { Code, GrpcError } from "../grpc/errors.js";
 import { MirrorError } from "../json/errors.js";
 import { JsonBodyError } from "../json/body.js";
-import { codeName, failureAnswered, failureOfHttpStatus, genericDetail, httpStatusOf, isCodeName, problemCodeOf, statusOf } from "./status.js";
+import { codeName, failureAnswered, failureOfHttpStatus, genericDetail, httpStatusOf, problemCodeOf, statusOf } from "./status.js";
 import type { CodeName, Failure } from "./status.js";
 import { validationItems } from "./validation.js";
 import type { RequestPart } from "./validation.js";
@@ -32,29 +32,15 @@ export class ProblemError extends Error {
   readonly code: CodeName | undefined;
   readonly errors: ProblemDetailItem[] | undefined;
 
-  constructor(failure: Failure, detail: string, options?: ProblemOptions);
-  /**
-   * Transitional (issue 10): the positional form, for src/routes/events.ts, job-search.ts and
-   * src/sse/ until they name failures; then it goes.
-   */
-  constructor(status: number, detail: string, errors?: ProblemDetailItem[], code?: string);
   constructor(
-    failureOrStatus: Failure | number,
+    failure: Failure,
     readonly detail: string,
-    options?: ProblemOptions | ProblemDetailItem[],
-    code?: string,
+    options: ProblemOptions = {},
   ) {
     super(detail);
-    if (typeof failureOrStatus === "number") {
-      this.status = failureOrStatus;
-      this.code = code !== undefined && isCodeName(code) ? code : undefined;
-      this.errors = Array.isArray(options) ? options : undefined;
-    } else {
-      this.status = statusOf(failureOrStatus);
-      this.code = problemCodeOf(failureOrStatus);
-      const errors = Array.isArray(options) ? undefined : options?.errors;
-      this.errors = errors === undefined ? undefined : [...errors];
-    }
+    this.status = statusOf(failure);
+    this.code = problemCodeOf(failure);
+    this.errors = options.errors === undefined ? undefined : [...options.errors];
   }
 
   /**
@@ -113,10 +99,6 @@ export function unsupportedMediaType(detail: string, options?: ProblemOptions): 
   return new ProblemError("UNSUPPORTED_MEDIA_TYPE", detail, options);
 }
 
-/** Transitional (issue 10): invalidArgument's positional form, until job-search.ts names failures. */
-export function badRequest(detail: string, errors?: ProblemDetailItem[]): ProblemError {
-  return invalidArgument(detail, { errors });
-}
 
 interface RequestFacts {
   readonly id: string;

@@ -46,23 +46,13 @@ export type Declared = Failure | Wordings;
 /** The failures a declaration names. */
 type Named<D> = D extends Failure ? D : keyof D & Failure;
 
-/** Transitional (issue 10): a status, or [status, wording], until src/routes/events.ts and job-search.ts name failures. */
-export type DeclaredStatus<S extends number> = S | readonly [S, string];
-
-/** One failure's part in the description of its status. */
-interface Part {
-  readonly wording: string | undefined;
-  readonly code: string | undefined;
-}
-
 /**
  * Problem responses for the declared failures, and no others. Failures that land on one status
  * share its response: the table's description once, and the operation's wordings joined, each
  * after the first followed by its code, so that a reader can tell which the Manager answers.
  */
 export function declaredProblems<const D extends readonly Declared[]>(...declared: D): Record<StatusOf<Named<D[number]>>, ProblemResponse>;
-export function declaredProblems<S extends number>(...declared: DeclaredStatus<S>[]): Record<S, ProblemResponse>;
-export function declaredProblems(...declared: AnyDeclared[]): Record<number, ProblemResponse> {
+export function declaredProblems(...declared: Declared[]): Record<number, ProblemResponse> {
   return problemResponses(declared);
 }
 
@@ -74,10 +64,7 @@ export function declaredProblems(...declared: AnyDeclared[]): Record<number, Pro
 export function errorResponses<const D extends readonly Declared[]>(
   ...declared: D
 ): Record<StatusOf<Named<D[number]> | ManagerFailure> | "default", ProblemResponse>;
-export function errorResponses<S extends number>(
-  ...declared: DeclaredStatus<S>[]
-): Record<S | StatusOf<ManagerFailure> | "default", ProblemResponse>;
-export function errorResponses(...declared: AnyDeclared[]): Record<string, ProblemResponse> {
+export function errorResponses(...declared: Declared[]): Record<string, ProblemResponse> {
   const responses = problemResponses(declared);
   for (const failure of MANAGER_FAILURES) {
     const status = statusOf(failure);
@@ -87,21 +74,17 @@ export function errorResponses(...declared: AnyDeclared[]): Record<string, Probl
   return responses;
 }
 
-type AnyDeclared = Declared | DeclaredStatus<number>;
-
 /** One failure's part in the description of its status. */
 interface Part {
   readonly wording: string | undefined;
   readonly code: string | undefined;
 }
 
-function problemResponses(declared: readonly AnyDeclared[]): Record<string, ProblemResponse> {
+function problemResponses(declared: readonly Declared[]): Record<string, ProblemResponse> {
   const parts = new Map<number, Part[]>();
   const add = (status: number, part: Part) => parts.set(status, [...(parts.get(status) ?? []), part]);
   for (const entry of declared) {
-    if (typeof entry === "number") add(entry, { wording: undefined, code: undefined });
-    else if (typeof entry === "string") add(statusOf(entry), { wording: undefined, code: problemCodeOf(entry) });
-    else if (isStatusWording(entry)) add(entry[0], { wording: entry[1], code: undefined });
+    if (typeof entry === "string") add(statusOf(entry), { wording: undefined, code: problemCodeOf(entry) });
     else {
       for (const [failure, wording] of Object.entries(entry) as [Failure, string | undefined][]) {
         add(statusOf(failure), { wording, code: problemCodeOf(failure) });
@@ -113,10 +96,6 @@ function problemResponses(declared: readonly AnyDeclared[]): Record<string, Prob
     responses[status] = problemResponse(`${STATUS_CODES[status] ?? "Error"}: ${describe(status, ofStatus)}.`);
   }
   return responses;
-}
-
-function isStatusWording(entry: object): entry is readonly [number, string] {
-  return Array.isArray(entry);
 }
 
 function describe(status: number, parts: readonly Part[]): string {

@@ -10,7 +10,7 @@ import { readWithRetry } from "../grpc/dropped.js";
 import { Code, GrpcError } from "../grpc/errors.js";
 import type { CallOptions } from "../grpc/types.js";
 import { JSON_TYPE, NDJSON, preference } from "../http/media-type.js";
-import { badRequest, toProblem } from "../http/problem.js";
+import { invalidArgument, toProblem } from "../http/problem.js";
 import { jobToJson } from "../json/index.js";
 import type { JobJson } from "../json/index.js";
 import type { ManagerClient } from "./job-access.js";
@@ -33,7 +33,7 @@ export function searchOfUrl(url: string): SearchQuery {
     return searchRequestFromQuery(at === -1 ? "" : url.slice(at + 1));
   } catch (error) {
     if (!(error instanceof QueryError)) throw error;
-    throw badRequest("the query string is invalid", [...error.errors]);
+    throw invalidArgument("the query string is invalid", { errors: [...error.errors] });
   }
 }
 
@@ -57,7 +57,7 @@ function namingTheParameter(error: unknown): never {
   if (error instanceof GrpcError && error.code === Code.INVALID_ARGUMENT) {
     for (const [prefix, parameter] of REGEX_FIELDS) {
       if (error.details.startsWith(prefix)) {
-        throw badRequest(error.details, [{ parameter, message: error.details.slice(prefix.length) }]);
+        throw invalidArgument(error.details, { errors: [{ parameter, message: error.details.slice(prefix.length) }] });
       }
     }
   }

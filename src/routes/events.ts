@@ -10,7 +10,7 @@ import type { Manager } from "../gen/norsk/api/manager_pb.js";
 import type { BytesClient, OpenBytesStream } from "../grpc/client.js";
 import type { CallOptions } from "../grpc/types.js";
 import { callOptionsFor, parseGrpcTimeout } from "../http/call-options.js";
-import { ProblemError, toProblem } from "../http/problem.js";
+import { resourceExhausted, toProblem, unavailable } from "../http/problem.js";
 import type { ProblemBody } from "../http/problem.js";
 import { errorResponses } from "../http/responses.js";
 import { EventDecoder } from "../sse/decoder.js";
@@ -51,7 +51,7 @@ const EVENT_STREAM_SCHEMA = {
     "EventStream. First the current picture (nodeRunning, physicalNodeConnected, jobActive, and jobPending within " +
     `pendingWindowS), then initialDataComplete, then live events as they happen. ${STREAMING}`,
   querystring: EventStreamQuery,
-  response: { 200: streamResponse(Object.keys(EVENT_DATA), EventLine), ...errorResponses(400, 503, 504) },
+  response: { 200: streamResponse(Object.keys(EVENT_DATA), EventLine), ...errorResponses("INVALID_ARGUMENT", "UNAVAILABLE", "DEADLINE_EXCEEDED") },
 };
 
 const STATUS_CHANNEL_SCHEMA = {
@@ -60,7 +60,7 @@ const STATUS_CHANNEL_SCHEMA = {
   summary: "Follow the Manager's status (Server-Sent Events)",
   description: `CreateStatusChannel. First hello (the Manager's version), then a logEvent for each thing the Manager reports. ${STREAMING}`,
   querystring: StatusChannelQuery,
-  response: { 200: streamResponse(Object.keys(STATUS_DATA), StatusLine), ...errorResponses(400, 503, 504) },
+  response: { 200: streamResponse(Object.keys(STATUS_DATA), StatusLine), ...errorResponses("INVALID_ARGUMENT", "UNAVAILABLE", "DEADLINE_EXCEEDED") },
 };
 
 /** What the streams of one plugin share. */
@@ -157,7 +157,7 @@ function streamBody(routes: StreamRoutes, request: FastifyRequest, reply: Fastif
     startTimeoutMs: base.timeoutMs ?? routes.requestTimeoutMs,
     response: reply.raw,
     problemOf: (error) =>
-      toProblem(error instanceof SlowClientError ? new ProblemError(429, `${error.message}; reconnect`, undefined, "RESOURCE_EXHAUSTED") : error, request),
+      toProblem(error instanceof SlowClientError ? resourceExhausted(`${error.message}; reconnect`) : error, request),
     onFailure: (error) => {
       if (error instanceof SlowClientError) request.log.info({ reason: error.message }, "event stream client too slow; closed");
       else request.log.warn({ err: error }, "event stream failed");
@@ -167,8 +167,7 @@ function streamBody(routes: StreamRoutes, request: FastifyRequest, reply: Fastif
 
 function shutdownProblem(request: FastifyRequest): ProblemBody {
   return {
-    ...toProblem(new ProblemError(503, ""), request),
+    ...toProblem(unavailable(""), request),
     detail: "the gateway is shutting down; reconnect",
-    code: "UNAVAILABLE",
   };
 }

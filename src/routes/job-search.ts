@@ -7,16 +7,10 @@ import { callOptionsFor } from "../http/call-options.js";
 import { NDJSON } from "../http/media-type.js";
 import { errorResponses } from "../http/responses.js";
 import { serializerOptions } from "../http/validation.js";
-import type { ManagerClient } from "../operations/job-access.js";
+import type { ManagerRouteOptions } from "../operations/job-access.js";
 import { jsonBody, ndjsonBody, prefersNdjson, searchOfUrl, startSearch } from "../operations/job-search.js";
 import { Job, JobList } from "../../schemas/job.js";
 import { JobSearchQuery, NdjsonLine } from "../../schemas/search.js";
-
-export interface SearchRoutesOptions {
-  readonly client: ManagerClient;
-  /** Deadline of each gRPC call, in ms. */
-  readonly requestTimeoutMs: number;
-}
 
 const JOB_SEARCH_SCHEMA = {
   operationId: "jobSearch",
@@ -31,11 +25,11 @@ const JOB_SEARCH_SCHEMA = {
       description: "OK: the jobs found, as one JSON document or, when asked, as newline-delimited JSON.",
       content: { "application/json": { schema: JobList }, [NDJSON]: { schema: NdjsonLine } },
     },
-    ...errorResponses([400, "a filter is malformed, or the Manager refused it (a bad regular expression)"]),
+    ...errorResponses({ INVALID_ARGUMENT: "a filter is malformed, or the Manager refused it (a bad regular expression)" }),
   },
 };
 
-export const jobSearchRoutes: FastifyPluginCallbackTypebox<SearchRoutesOptions> = (app, { client, requestTimeoutMs }, done) => {
+export const jobSearchRoutes: FastifyPluginCallbackTypebox<ManagerRouteOptions> = (app, { client, requestTimeoutMs }, done) => {
   // Compiled once: the same serializer fastify would use for a Job response.
   const stringifyJob = fastJson(Job, serializerOptions);
 

@@ -9,7 +9,7 @@
 import { Readable } from "node:stream";
 import type { ServerResponse } from "node:http";
 import type { GrpcError } from "../grpc/errors.js";
-import { ProblemError } from "../http/problem.js";
+import { ProblemError, deadlineExceeded } from "../http/problem.js";
 import type { ProblemBody } from "../http/problem.js";
 import type { EncodedEvent } from "./decoder.js";
 import type { StreamFormat } from "./frames.js";
@@ -78,7 +78,7 @@ export class StreamBody extends Readable {
     // Armed only once open() has returned: a timer must never fire for a call that is not there.
     if (this.#state === "starting") {
       this.#startTimer = setTimeout(() => {
-        this.#failStart(new ProblemError(504, "the Manager did not start the stream before the deadline", undefined, "DEADLINE_EXCEEDED"));
+        this.#failStart(deadlineExceeded("the Manager did not start the stream before the deadline"));
       }, options.startTimeoutMs);
     }
   }
@@ -130,7 +130,7 @@ export class StreamBody extends Readable {
    * not started yet fails its start with that problem instead.
    */
   fail(problem: ProblemBody, lingerMs = LINGER_MS): void {
-    if (this.#state === "starting") this.#failStart(new ProblemError(problem.status, problem.detail, undefined, problem.code));
+    if (this.#state === "starting") this.#failStart(ProblemError.of(problem));
     if (this.#state !== "open") return;
     this.push(formatError(this.#options.format, problem));
     this.#end(lingerMs);

@@ -33,15 +33,6 @@ const LAYERS: Readonly<Record<string, readonly string[] | "anything">> = {
   "src/gen": [],
 };
 
-/**
- * File cycles that exist and are being removed elsewhere; each must still be a cycle (the test
- * fails once it is gone, so the entry is deleted with it). Written as findCycles reports them.
- */
-const KNOWN_FILE_CYCLES: readonly (readonly string[])[] = [
-  // validation.ts takes ProblemDetailItem's type from problem.ts, which renders validationItems.
-  ["src/http/problem.ts", "src/http/validation.ts"],
-];
-
 /** "schemas", "src/<folder>" (nested folders included), or TOP. */
 function folderOf(file: string): string {
   const parts = file.split("/");
@@ -123,8 +114,6 @@ function fileCycles(imports: readonly Import[]): string[][] {
   return findCycles(graphOf(imports.map((edge) => [edge.from, edge.to] as const)));
 }
 
-const sameCycle = (a: readonly string[], b: readonly string[]): boolean => a.join("\n") === b.join("\n");
-
 describe("the folder layers", () => {
   const files = sourceFiles(ROOT, ["src", "schemas"], ["src/gen"]);
   const imports = readImports(ROOT, files);
@@ -150,12 +139,8 @@ describe("the folder layers", () => {
     expect(describeFolderCycles(imports)).toEqual([]);
   });
 
-  it("has no import cycle between files, apart from the known ones", () => {
-    const cycles = fileCycles(imports);
-    const fresh = cycles.filter((cycle) => !KNOWN_FILE_CYCLES.some((known) => sameCycle(known, cycle)));
-    expect(describeFileCycles(imports, fresh)).toEqual([]);
-    const gone = KNOWN_FILE_CYCLES.filter((known) => !cycles.some((cycle) => sameCycle(known, cycle)));
-    expect(gone.map((cycle) => `no longer a cycle, delete it from KNOWN_FILE_CYCLES: ${cycle.join(" -> ")}`)).toEqual([]);
+  it("has no import cycle between files", () => {
+    expect(describeFileCycles(imports, fileCycles(imports))).toEqual([]);
   });
 });
 
