@@ -22,7 +22,7 @@ export function named<T extends TSchema>(schema: T, $id: string): T {
 }
 
 /**
- * An id that a path addresses (src/ids.ts): a job id, a node id, a physical node's id, a role.
+ * An id that a path addresses (src/lexical/ids.ts): a job id, a node id, a physical node's id, a role.
  * The same schema checks it where it is created (a body) and where it is used (a path or
  * query parameter), so whatever is created can be read, changed and deleted by its path.
  */

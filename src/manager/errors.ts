@@ -10,7 +10,7 @@ export function required(value: string | undefined, field: string): string {
 }
 
 /**
- * Returns `value` when it is an id that an HTTP path can address (src/ids.ts: 1-256
+ * Returns `value` when it is an id that an HTTP path can address (src/lexical/ids.ts: 1-256
  * characters, no control characters, not "." or ".."), else throws INVALID_ARGUMENT naming
  * the field. For ids a call creates: a record the gateway could not reach is never made.
  */

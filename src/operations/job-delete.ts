@@ -5,7 +5,7 @@
 // UpdateJob test-and-set on E (the Manager's compare-and-swap) writing the job as read plus the
 // reserved tag DELETING_TAG. That write changes the job's hash, so from then on every other
 // writer conditional on E (through this gateway or any other replica) fails with 412, and PATCH
-// refuses a job carrying the tag (jobs.ts); only then comes DeleteJob.
+// refuses a job carrying the tag (job-patch.ts); only then comes DeleteJob.
 //
 // What remains: an unconditional write through another replica (a PUT without If-Match, or one
 // conditional on the fenced ETag) that lands between the fence and DeleteJob is deleted with

@@ -2,7 +2,7 @@
 // route makes one gRPC call, except PATCH (read, then test-and-set write, retried), a DELETE
 // with an entity tag (read, fence, delete: job-delete.ts) and a create that meets an existing
 // job (read, to tell a safe retry from a conflict: job-create.ts). The writes of one job
-// through this gateway run one at a time (job-write-queue.ts).
+// through this gateway run one at a time (src/operations/job-write-queue.ts).
 import type { FastifyPluginCallbackTypebox } from "@fastify/type-provider-typebox";
 import type { FastifyReply } from "fastify";
 import type { Job } from "../gen/norsk/api/manager_pb.js";

@@ -3,7 +3,7 @@
 // arrive; how long an idle keep-alive connection is kept; how many connections are open at
 // once. Node enforces each (fastify passes them through); none of them applies to a response
 // being sent, so an event stream, or a slow Manager call, is never cut by them. A request cut
-// for time is answered with a problem+json by src/http-errors.ts, since no route ever sees it.
+// for time is answered with a problem+json by src/http/unrouted.ts, since no route ever sees it.
 import type { Server, ServerOptions } from "node:http";
 import type { FastifyBaseLogger } from "fastify";
 

@@ -14,7 +14,7 @@ import { MAX_SECONDS, MIN_SECONDS } from "../../src/lexical/timestamp.js";
 /** Any Unicode text (no lone surrogates: protobuf strings are UTF-8). */
 export const text = fc.oneof(fc.string({ unit: "binary", maxLength: 12 }), fc.constantFrom("", "0", "a/b~c", "__proto__"));
 
-/** Text that is also an id a path can address (src/ids.ts), as a job's id must be when created. */
+/** Text that is also an id a path can address (src/lexical/ids.ts), as a job's id must be when created. */
 export const id = text.filter((t) => idProblem(t) === undefined);
 
 /** Map keys, the dangerous ones included. */

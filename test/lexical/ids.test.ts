@@ -1,4 +1,4 @@
-// The id rule (src/ids.ts) in its two forms: idProblem, which the reference Manager applies,
+// The id rule (src/lexical/ids.ts) in its two forms: idProblem, which the reference Manager applies,
 // and the Id schema, which the gateway's validator applies to bodies and paths. They must
 // agree on every string, or a record one side accepts could be out of the other's reach.
 import { Ajv } from "ajv";

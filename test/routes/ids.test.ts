@@ -1,4 +1,4 @@
-// Issue 9, row 10: one rule for the ids that paths address (src/ids.ts). An id that a path
+// Issue 9, row 10: one rule for the ids that paths address (src/lexical/ids.ts). An id that a path
 // could not hold is refused where it would be created, with a 400 naming it, and nothing is
 // written; every id the rule allows, the longest and oddest included, is reached by its path
 // with a real HTTP client (fetch, which resolves dot segments as browsers do).
