@@ -22,6 +22,16 @@ export function named<T extends TSchema>(schema: T, $id: string): T {
 }
 
 /**
+ * `schema` without its $id, to compose into another schema: Ajv refuses one $id at two places
+ * of a document, so only a top-level document carries it (docs/ARCHITECTURE.md §7).
+ */
+export function inline<T extends TSchema>(schema: T): T {
+  const { $id: _id, ...rest } = schema;
+  // The same schema minus an optional key: still a T.
+  return rest as T;
+}
+
+/**
  * An id that a path addresses (src/lexical/ids.ts): a job id, a node id, a physical node's id, a role.
  * The same schema checks it where it is created (a body) and where it is used (a path or
  * query parameter), so whatever is created can be read, changed and deleted by its path.
@@ -92,7 +102,7 @@ export function MapOf<T extends TSchema>(value: T, description: string, ...examp
 
 export const StringMap = MapOf(Type.String(), "A map of strings.", { env: "prod" });
 
-export const ProblemItem = Type.Object(
+export const ProblemItemJson = Type.Object(
   {
     pointer: Type.Optional(Type.String({ description: "JSON Pointer (RFC 6901) into the request body.", examples: ["/services/0/restart"] })),
     parameter: Type.Optional(Type.String({ description: "Name of the query or path parameter.", examples: ["startAt"] })),
@@ -102,7 +112,7 @@ export const ProblemItem = Type.Object(
   { additionalProperties: false, description: "One thing wrong with the request: where, and what." },
 );
 
-export const Problem = Type.Object(
+export const ProblemJson = Type.Object(
   {
     type: Type.String({ description: "URI reference identifying the problem type.", examples: ["about:blank"] }),
     title: Type.String({ description: "Short summary of the problem type.", examples: ["Bad Request"] }),
@@ -120,7 +130,7 @@ export const Problem = Type.Object(
       examples: ["3f2b8c1e-5d4a-4f7b-9a0e-1c2d3e4f5a6b"],
     }),
     errors: Type.Optional(
-      Type.Array(ProblemItem, {
+      Type.Array(ProblemItemJson, {
         description: "For validation errors: every problem found.",
         examples: [[{ pointer: "/currentHash", message: "must be a decimal string of an int64" }]],
       }),
@@ -129,4 +139,5 @@ export const Problem = Type.Object(
   { additionalProperties: false, $id: "Problem", description: "An RFC 9457 problem (application/problem+json)." },
 );
 
-export type ProblemJson = Static<typeof Problem>;
+export type ProblemItemJson = Static<typeof ProblemItemJson>;
+export type ProblemJson = Static<typeof ProblemJson>;

@@ -4,22 +4,22 @@
 // stream schemas are derived from those lists, so each event is described once.
 import { Type } from "@sinclair/typebox";
 import type { TObject, TSchema } from "@sinclair/typebox";
-import { Int32, Problem, Timestamp, Uint64String, doc, named } from "./common.js";
+import { Int32, ProblemJson, Timestamp, Uint64String, doc, inline, named } from "./common.js";
 import { EnumOf, Health } from "./enums.js";
-import { JobWithHistoryBody } from "./history.js";
-import { RunningJobBody } from "./job.js";
-import { NodeMetadataBody, PhysicalNodeBody, RunningNodeMetadataBody } from "./nodes.js";
+import { JobWithHistoryJson } from "./history.js";
+import { RunningJobJson } from "./job.js";
+import { NodeMetadataJson, PhysicalNodeJson, RunningNodeMetadataJson } from "./nodes.js";
 
 const closed = { additionalProperties: false } as const;
 const str = (description: string, example: string) => Type.String({ description, examples: [example] });
 const object = (properties: Record<string, TSchema>, description: string, example: object) =>
   Type.Object(properties, { ...closed, description, examples: [example] });
 
-const instances = Type.Array(RunningJobBody, { description: "The job instances running on the node.", examples: [[]] });
-const nodeMetadata = Type.Optional(doc(NodeMetadataBody, "The node (omitted when unset)."));
-const runningNodeMetadata = Type.Optional(doc(RunningNodeMetadataBody, "The node's addresses (omitted when unset)."));
+const instances = Type.Array(inline(RunningJobJson), { description: "The job instances running on the node.", examples: [[]] });
+const nodeMetadata = Type.Optional(doc(NodeMetadataJson, "The node (omitted when unset)."));
+const runningNodeMetadata = Type.Optional(doc(RunningNodeMetadataJson, "The node's addresses (omitted when unset)."));
 const nodeId = Type.Optional(str("The node's id (omitted when unset).", "aws-node-1"));
-const jobWithHistory = Type.Optional(doc(JobWithHistoryBody, "The job and its history (omitted when unset)."));
+const jobWithHistory = Type.Optional(doc(JobWithHistoryJson, "The job and its history (omitted when unset)."));
 const aJob = (description: string) => object({ jobWithHistory }, description, { jobWithHistory: { historyEntry: [] } });
 
 const regions = (item: TSchema, description: string) =>
@@ -110,7 +110,7 @@ export const EVENT_DATA = {
   nodeStopping: object({ nodeId, reason: doc(NodeStoppingReason, "Why the node is stopping.", "user_requested") }, "A node is stopping.", { reason: "user_requested" }),
   nodeStopped: object({ nodeId }, "A node has stopped.", { nodeId: "aws-node-1" }),
   physicalNodeConnected: object(
-    { node: Type.Optional(doc(PhysicalNodeBody, "The node (omitted when unset).")), instances },
+    { node: Type.Optional(doc(PhysicalNodeJson, "The node (omitted when unset).")), instances },
     "A physical node connected, or was registered or updated.",
     { instances: [] },
   ),
@@ -166,11 +166,11 @@ function envelope(data: Record<string, TObject>, description: string): TObject {
   for (const [name, schema] of Object.entries(data)) properties[name] = Type.Optional(schema);
   return Type.Object(properties, { ...closed, description });
 }
-export const EventStreamEventBody = envelope(EVENT_DATA, "An EventStream message: exactly one event set.");
-export const StatusEventBody = envelope(STATUS_DATA, "A CreateStatusChannel message: exactly one event set.");
+export const EventStreamEventJson = envelope(EVENT_DATA, "An EventStream message: exactly one event set.");
+export const StatusEventJson = envelope(STATUS_DATA, "A CreateStatusChannel message: exactly one event set.");
 
 // The Problem without its $id: here it is part of another schema, not a document of its own.
-const { $id: _problemId, ...ProblemData } = Problem;
+const { $id: _problemId, ...ProblemData } = ProblemJson;
 const problemExample = {
   type: "about:blank",
   title: "Service Unavailable",

@@ -3,10 +3,10 @@
 // the node metadata of schemas/nodes.ts.
 import { Type } from "@sinclair/typebox";
 import type { TProperties } from "@sinclair/typebox";
-import { MapOf, Timestamp, Uint32, doc } from "./common.js";
+import { MapOf, Timestamp, Uint32, doc, inline } from "./common.js";
 import { EnumOf, ProtocolFamily } from "./enums.js";
-import { JobBody } from "./job.js";
-import { NodeMetadataBody, RunningNodeMetadataBody } from "./nodes.js";
+import { JobJson } from "./job.js";
+import { NodeMetadataJson, RunningNodeMetadataJson } from "./nodes.js";
 
 const closed = { additionalProperties: false } as const;
 const at = { timestamp: Type.Optional(doc(Timestamp, "When it happened (omitted when unset).", "2026-12-24T18:00:00Z")) };
@@ -14,8 +14,8 @@ const at = { timestamp: Type.Optional(doc(Timestamp, "When it happened (omitted 
 const placement = {
   ...at,
   role: Type.String({ description: "The role of the instance.", examples: ["primary"] }),
-  nodeMetadata: Type.Optional(doc(NodeMetadataBody, "The node the instance is on (omitted when unset).")),
-  runningNodeMetadata: Type.Optional(doc(RunningNodeMetadataBody, "The node's addresses (omitted when unset).")),
+  nodeMetadata: Type.Optional(doc(NodeMetadataJson, "The node the instance is on (omitted when unset).")),
+  runningNodeMetadata: Type.Optional(doc(RunningNodeMetadataJson, "The node's addresses (omitted when unset).")),
 };
 
 const entry = <P extends TProperties>(properties: P, description: string, example: object) =>
@@ -47,12 +47,12 @@ const kind = (description: string) => `${description} At most one of ${KINDS} is
 const ts = { timestamp: "2026-12-24T18:00:00Z" };
 const ran = { ...ts, role: "primary" };
 
-const JobHistoryEntryBody = Type.Object(
+const JobHistoryEntryJson = Type.Object(
   {
     jobCreated: Type.Optional(doc(entry(at, "The job was created.", ts), kind("The job was created."))),
     jobUpdated: Type.Optional(
       doc(
-        entry({ ...at, previousJob: Type.Optional(doc(JobBody, "The job as it was before (omitted when unset).")) }, "The job was replaced.", ts),
+        entry({ ...at, previousJob: Type.Optional(doc(inline(JobJson), "The job as it was before (omitted when unset).")) }, "The job was replaced.", ts),
         kind("The job was replaced; previousJob is how it was before."),
       ),
     ),
@@ -85,10 +85,10 @@ const JobHistoryEntryBody = Type.Object(
   { ...closed, description: `One entry of a job's history. At most one of ${KINDS} is set.`, examples: [{ jobCreated: ts }] },
 );
 
-export const JobWithHistoryBody = Type.Object(
+export const JobWithHistoryJson = Type.Object(
   {
-    job: Type.Optional(doc(JobBody, "The job (omitted when unset).")),
-    historyEntry: Type.Array(JobHistoryEntryBody, { description: "What happened to the job, oldest first.", examples: [[{ jobCreated: ts }]] }),
+    job: Type.Optional(doc(inline(JobJson), "The job (omitted when unset).")),
+    historyEntry: Type.Array(JobHistoryEntryJson, { description: "What happened to the job, oldest first.", examples: [[{ jobCreated: ts }]] }),
   },
   { ...closed, description: "A job with its history.", examples: [{ historyEntry: [] }] },
 );

@@ -3,7 +3,7 @@ import { Type } from "@sinclair/typebox";
 import type { Static } from "@sinclair/typebox";
 import { IdOf } from "./common.js";
 
-export const StartInstance = Type.Object(
+export const StartInstanceJson = Type.Object(
   {
     role: IdOf("The role of this instance of the job.", "primary"),
     nodeId: IdOf("The node to start it on.", "node-1"),
@@ -15,7 +15,7 @@ export const StartInstance = Type.Object(
     examples: [{ role: "primary", nodeId: "node-1" }],
   },
 );
-export type StartInstanceJson = Static<typeof StartInstance>;
+export type StartInstanceJson = Static<typeof StartInstanceJson>;
 
 export const StopInstanceQuery = Type.Object(
   { nodeId: IdOf("The node the instance runs on.", "node-1") },

@@ -3,9 +3,9 @@
 // JobInput and JobPatch are derived from it (variants.ts), so each field is described once.
 import { Type } from "@sinclair/typebox";
 import type { Static } from "@sinclair/typebox";
-import { Double, Float, IdOf, Int64String, MapOf, StringMap, Timestamp, Uint32, doc, named } from "./common.js";
+import { Double, Float, IdOf, Int64String, MapOf, StringMap, Timestamp, Uint32, doc, inline, named } from "./common.js";
 import { Cloud, JobState, NorskVersion, PriorityBand } from "./enums.js";
-import { ServiceBody, ServiceParametersBody } from "./service.js";
+import { ServiceJson, ServiceParametersJson } from "./service.js";
 import { InputOf, PatchOf } from "./variants.js";
 
 const closed = { additionalProperties: false } as const;
@@ -62,80 +62,82 @@ const WriteFile = Type.Object(
 
 const str = (description: string, example: string) => Type.String({ description, examples: [example] });
 
-export const JobBody = Type.Object(
-  {
-    jobId: str("The job's id.", "tenant-a/live-1"),
-    description: str("Free text describing the job.", "Saturday match, camera 1"),
-    tags: doc(StringMap, "Tags of the job (name → value).", { env: "prod" }),
-    startDateTime: doc(Timestamp, "When the job should be started. 1970-01-01T00:00:00Z when unset.", "2025-12-02T10:00:00Z"),
-    currentHash: doc(Int64String, "The Manager's hash of the job (int64 on the wire); the ETag. Ignored as input when \"0\".", "-4620693217682128896"),
-    managerConfiguration: Type.Optional(str("JSON passed to and stored by the Manager (omitted when empty).", '{"a":1}')),
-    services: Type.Array(ServiceBody, { description: "Additional services run as part of the job.", examples: [[]] }),
-    norskMediaVersion: doc(NorskVersion, "Norsk Media release channel of the job.", "recommended"),
-    norskServiceParameters: Type.Optional(doc(ServiceParametersBody, "Parameters for the Norsk Media container (omitted when unset).")),
-    volumes: Type.Optional(Type.Array(Type.String(), { description: "Volumes of the job (omitted when empty).", examples: [["media"]] })),
-    state: doc(JobState, "State of the job.", "pre"),
-    shape: str("Instance shape.", "VM.Standard.E4.Flex"),
-    architecture: str("CPU architecture of the node, such as x86_64 or aarch_64.", "x86_64"),
-    subnet: str("Subnet the node is placed in.", "subnet-1"),
-    availabilityDomain: str("Availability domain (OCI) or zone.", "AD-1"),
-    cloud: doc(Cloud, "The cloud the job runs in.", "aws"),
-    autoPlacement: Type.Optional(doc(AutoPlacement, "Present iff the AutoManager should place the job.")),
-    extraSecurityGroups: Type.Optional(
-      Type.Array(Type.String(), {
-        description:
-          "Labels resolved to ids by the Manager; the wire shape is repeated string, so absent and empty are indistinguishable (omitted when empty).",
-        examples: [["sg-a"]],
-      }),
-    ),
-    launchConfigJson: Type.Optional(
-      str(
-        "Opaque JSON owned by the host daemon; stored and forwarded, never interpreted. Absent ⇔ unset on the wire; \"\" is present-but-empty and is kept.",
-        '{"cpu":2}',
+export const JobJson = named(
+  Type.Object(
+    {
+      jobId: str("The job's id.", "tenant-a/live-1"),
+      description: str("Free text describing the job.", "Saturday match, camera 1"),
+      tags: doc(StringMap, "Tags of the job (name → value).", { env: "prod" }),
+      startDateTime: doc(Timestamp, "When the job should be started. 1970-01-01T00:00:00Z when unset.", "2025-12-02T10:00:00Z"),
+      currentHash: doc(Int64String, "The Manager's hash of the job (int64 on the wire); the ETag. Ignored as input when \"0\".", "-4620693217682128896"),
+      managerConfiguration: Type.Optional(str("JSON passed to and stored by the Manager (omitted when empty).", '{"a":1}')),
+      services: Type.Array(inline(ServiceJson), { description: "Additional services run as part of the job.", examples: [[]] }),
+      norskMediaVersion: doc(NorskVersion, "Norsk Media release channel of the job.", "recommended"),
+      norskServiceParameters: Type.Optional(doc(inline(ServiceParametersJson), "Parameters for the Norsk Media container (omitted when unset).")),
+      volumes: Type.Optional(Type.Array(Type.String(), { description: "Volumes of the job (omitted when empty).", examples: [["media"]] })),
+      state: doc(JobState, "State of the job.", "pre"),
+      shape: str("Instance shape.", "VM.Standard.E4.Flex"),
+      architecture: str("CPU architecture of the node, such as x86_64 or aarch_64.", "x86_64"),
+      subnet: str("Subnet the node is placed in.", "subnet-1"),
+      availabilityDomain: str("Availability domain (OCI) or zone.", "AD-1"),
+      cloud: doc(Cloud, "The cloud the job runs in.", "aws"),
+      autoPlacement: Type.Optional(doc(AutoPlacement, "Present iff the AutoManager should place the job.")),
+      extraSecurityGroups: Type.Optional(
+        Type.Array(Type.String(), {
+          description:
+            "Labels resolved to ids by the Manager; the wire shape is repeated string, so absent and empty are indistinguishable (omitted when empty).",
+          examples: [["sg-a"]],
+        }),
       ),
-    ),
-    norskCpuList: Type.Optional(Type.Array(Uint32, { description: "CPUs reserved for Norsk (omitted when empty).", examples: [[0, 1]] })),
-    productTemplate: Type.Optional(
-      doc(ProductTemplateRef, "If set, the worker launches the product-template stack; else the legacy services/volumes path."),
-    ),
-    productTemplateParameters: Type.Optional(
-      MapOf(Type.String(), "Resolved env-var overrides; a map on the wire, absent and empty indistinguishable (omitted when empty).", { K: "V" }),
-    ),
-    templateLaunchDefaultsJson: Type.Optional(
-      str("Second-tier launch defaults; same ownership and round-trip rules as launchConfigJson.", '{"cpu":2}'),
-    ),
-    terminalState: Type.Optional(
-      doc(TerminalState, "Durable terminal-failed verdict: present ⇒ the job has fully failed and must not be re-placed."),
-    ),
-    writeFiles: Type.Optional(Type.Array(WriteFile, { description: "Files the worker writes before starting the job (omitted when empty).", examples: [[]] })),
-  },
-  {
-    ...closed,
-    description: "A job of the Norsk Manager, as the SDK's Job interface in JSON.",
-    examples: [
-      {
-        jobId: "j-min",
-        description: "",
-        tags: {},
-        startDateTime: "2025-12-02T10:00:00Z",
-        currentHash: "0",
-        services: [],
-        norskMediaVersion: "recommended",
-        state: "pre",
-        shape: "",
-        architecture: "",
-        subnet: "",
-        availabilityDomain: "",
-        cloud: "aws",
-      },
-    ],
-  },
+      launchConfigJson: Type.Optional(
+        str(
+          "Opaque JSON owned by the host daemon; stored and forwarded, never interpreted. Absent ⇔ unset on the wire; \"\" is present-but-empty and is kept.",
+          '{"cpu":2}',
+        ),
+      ),
+      norskCpuList: Type.Optional(Type.Array(Uint32, { description: "CPUs reserved for Norsk (omitted when empty).", examples: [[0, 1]] })),
+      productTemplate: Type.Optional(
+        doc(ProductTemplateRef, "If set, the worker launches the product-template stack; else the legacy services/volumes path."),
+      ),
+      productTemplateParameters: Type.Optional(
+        MapOf(Type.String(), "Resolved env-var overrides; a map on the wire, absent and empty indistinguishable (omitted when empty).", { K: "V" }),
+      ),
+      templateLaunchDefaultsJson: Type.Optional(
+        str("Second-tier launch defaults; same ownership and round-trip rules as launchConfigJson.", '{"cpu":2}'),
+      ),
+      terminalState: Type.Optional(
+        doc(TerminalState, "Durable terminal-failed verdict: present ⇒ the job has fully failed and must not be re-placed."),
+      ),
+      writeFiles: Type.Optional(Type.Array(WriteFile, { description: "Files the worker writes before starting the job (omitted when empty).", examples: [[]] })),
+    },
+    {
+      ...closed,
+      description: "A job of the Norsk Manager, as the SDK's Job interface in JSON.",
+      examples: [
+        {
+          jobId: "j-min",
+          description: "",
+          tags: {},
+          startDateTime: "2025-12-02T10:00:00Z",
+          currentHash: "0",
+          services: [],
+          norskMediaVersion: "recommended",
+          state: "pre",
+          shape: "",
+          architecture: "",
+          subnet: "",
+          availabilityDomain: "",
+          cloud: "aws",
+        },
+      ],
+    },
+  ),
+  "Job",
 );
 
-export const Job = named(JobBody, "Job");
-export type JobJson = Static<typeof Job>;
+export type JobJson = Static<typeof JobJson>;
 
-export const JobInput = InputOf(JobBody, {
+export const JobInputJson = InputOf(inline(JobJson), {
   $id: "JobInput",
   description:
     "A job to create or replace. Only jobId and startDateTime are required; other fields default to their zero value, " +
@@ -143,13 +145,13 @@ export const JobInput = InputOf(JobBody, {
   required: ["jobId", "startDateTime"],
   stricter: { jobId: IdOf("The job's id.", "tenant-a/live-1") },
 });
-export type JobInputJson = Static<typeof JobInput>;
+export type JobInputJson = Static<typeof JobInputJson>;
 
-export const JobPatch = PatchOf(JobBody, {
+export const JobPatchJson = PatchOf(inline(JobJson), {
   $id: "JobPatch",
   description: "A JSON Merge Patch (RFC 7396) of a job: null removes a property or a map key; arrays are replaced whole.",
 });
-export type JobPatchJson = Static<typeof JobPatch>;
+export type JobPatchJson = Static<typeof JobPatchJson>;
 
 const ActiveJobKey = Type.Object(
   {
@@ -159,40 +161,42 @@ const ActiveJobKey = Type.Object(
   { ...closed, description: "Which instance of which job.", examples: [{ jobId: "tenant-a/live-1", role: "primary" }] },
 );
 
-export const RunningJobBody = Type.Object(
-  {
-    jobKey: Type.Optional(doc(ActiveJobKey, "The job and role (omitted when unset).")),
-    nodeId: Type.Optional(str("The node the instance runs on (omitted when unset).", "node-1")),
-  },
-  {
-    ...closed,
-    description: "A running instance of a job.",
-    examples: [{ jobKey: { jobId: "tenant-a/live-1", role: "primary" }, nodeId: "node-1" }],
-  },
+export const RunningJobJson = named(
+  Type.Object(
+    {
+      jobKey: Type.Optional(doc(ActiveJobKey, "The job and role (omitted when unset).")),
+      nodeId: Type.Optional(str("The node the instance runs on (omitted when unset).", "node-1")),
+    },
+    {
+      ...closed,
+      description: "A running instance of a job.",
+      examples: [{ jobKey: { jobId: "tenant-a/live-1", role: "primary" }, nodeId: "node-1" }],
+    },
+  ),
+  "RunningJob",
 );
-export const RunningJob = named(RunningJobBody, "RunningJob");
-export type RunningJobJson = Static<typeof RunningJob>;
+export type RunningJobJson = Static<typeof RunningJobJson>;
 
-export const Instances = Type.Object(
-  { instances: Type.Array(RunningJobBody, { description: "The running instances of the job.", examples: [[]] }) },
+export const InstancesJson = Type.Object(
+  { instances: Type.Array(inline(RunningJobJson), { description: "The running instances of the job.", examples: [[]] }) },
   { ...closed, $id: "Instances", description: "The instances of a job (CurrentJob.instances).", examples: [{ instances: [] }] },
 );
-export type InstancesJson = Static<typeof Instances>;
+export type InstancesJson = Static<typeof InstancesJson>;
 
-export const CurrentJob = Type.Object(
+export const CurrentJobJson = Type.Object(
   {
-    job: Type.Optional(doc(JobBody, "The job (omitted when unset).")),
-    instances: Type.Array(RunningJobBody, { description: "The running instances of the job.", examples: [[]] }),
+    job: Type.Optional(doc(inline(JobJson), "The job (omitted when unset).")),
+    instances: Type.Array(inline(RunningJobJson), { description: "The running instances of the job.", examples: [[]] }),
   },
   { ...closed, $id: "CurrentJob", description: "A job with its running instances, as JobSearch streams them." },
 );
-export type CurrentJobJson = Static<typeof CurrentJob>;
+export type CurrentJobJson = Static<typeof CurrentJobJson>;
 
-export const JobList = Type.Object(
-  { jobs: Type.Array(JobBody, { description: "The jobs found, in job id order.", examples: [[]] }) },
+export const JobListJson = Type.Object(
+  { jobs: Type.Array(inline(JobJson), { description: "The jobs found, in job id order.", examples: [[]] }) },
   { ...closed, $id: "JobList", description: "The result of a job search.", examples: [{ jobs: [] }] },
 );
-export type JobListJson = Static<typeof JobList>;
+export type JobListJson = Static<typeof JobListJson>;
 
 export const JobIdParams = Type.Object(
   {

@@ -4,7 +4,7 @@
 // field is emitted, while sub-messages, flattened ids and oneof members only when set.
 import { Type } from "@sinclair/typebox";
 import type { Static } from "@sinclair/typebox";
-import { IdOf, StringMap, Timestamp, doc, named } from "./common.js";
+import { IdOf, StringMap, Timestamp, doc, inline, named } from "./common.js";
 import { Architecture, NorskVersion } from "./enums.js";
 import { InputOf } from "./variants.js";
 
@@ -32,7 +32,7 @@ const ProviderMetadata = Type.Object(
   { ...closed, description: `The node's provider. ${oneOf("aws, oci, test")}`, examples: [{ oci: {} }] },
 );
 
-export const NodeMetadataBody = Type.Object(
+export const NodeMetadataJson = Type.Object(
   {
     nodeId: Type.Optional(str("The node's id (omitted when unset).", "aws-node-1")),
     tags: doc(StringMap, "Tags of the node (name → value).", { env: "prod" }),
@@ -56,7 +56,7 @@ const RunningNodeProviderMetadata = Type.Object(
   { ...closed, description: `The running instance at the provider. ${oneOf("aws, oci, test")}`, examples: [{ oci: {} }] },
 );
 
-export const RunningNodeMetadataBody = Type.Object(
+export const RunningNodeMetadataJson = Type.Object(
   {
     publicDnsName: str("Public DNS name (\"\" when none).", "ec2-203-0-113-10.eu-west-1.compute.amazonaws.com"),
     privateDnsName: str("Private DNS name (\"\" when none).", "ip-10-0-0-10.eu-west-1.compute.internal"),
@@ -71,7 +71,7 @@ export const RunningNodeMetadataBody = Type.Object(
   },
 );
 
-export const PhysicalNodeBody = Type.Object(
+export const PhysicalNodeJson = Type.Object(
   {
     id: str("The physical node's id.", "rack-7"),
     tags: doc(StringMap, "Tags of the node (name → value).", { site: "oslo" }),
@@ -94,33 +94,35 @@ const AwsLaunchTemplate = Type.Object(
   { ...closed, description: `An EC2 launch template, by id or by name. ${oneOf("id, name")}`, examples: [{ name: "norsk-worker", version: "3" }] },
 );
 
-const AwsNodeBody = Type.Object(
-  {
-    nodeId: Type.Optional(IdOf("The new node's id.", "aws-node-1")),
-    tags: doc(StringMap, "Tags of the node (name → value).", { env: "prod" }),
-    region: str("AWS region to start the node in.", "eu-west-1"),
-    instanceType: str("EC2 instance type.", "c5.2xlarge"),
-    template: Type.Optional(doc(AwsLaunchTemplate, "Launch template to start the node from (omitted when unset).")),
-    ...workerVersions,
-  },
-  {
-    ...closed,
-    description: "An AWS node to create (CreateAwsNodeRequest), as the Manager accepted it.",
-    examples: [
-      {
-        nodeId: "aws-node-1",
-        tags: { env: "prod" },
-        region: "eu-west-1",
-        instanceType: "c5.2xlarge",
-        workerImageVersion: "recommended",
-        workerDaemonVersion: "recommended",
-      },
-    ],
-  },
+export const AwsNodeJson = named(
+  Type.Object(
+    {
+      nodeId: Type.Optional(IdOf("The new node's id.", "aws-node-1")),
+      tags: doc(StringMap, "Tags of the node (name → value).", { env: "prod" }),
+      region: str("AWS region to start the node in.", "eu-west-1"),
+      instanceType: str("EC2 instance type.", "c5.2xlarge"),
+      template: Type.Optional(doc(AwsLaunchTemplate, "Launch template to start the node from (omitted when unset).")),
+      ...workerVersions,
+    },
+    {
+      ...closed,
+      description: "An AWS node to create (CreateAwsNodeRequest), as the Manager accepted it.",
+      examples: [
+        {
+          nodeId: "aws-node-1",
+          tags: { env: "prod" },
+          region: "eu-west-1",
+          instanceType: "c5.2xlarge",
+          workerImageVersion: "recommended",
+          workerDaemonVersion: "recommended",
+        },
+      ],
+    },
+  ),
+  "AwsNode",
 );
-export const AwsNode = named(AwsNodeBody, "AwsNode");
-export type AwsNodeJson = Static<typeof AwsNode>;
-export const AwsNodeInput = InputOf(AwsNodeBody, {
+export type AwsNodeJson = Static<typeof AwsNodeJson>;
+export const AwsNodeInputJson = InputOf(inline(AwsNodeJson), {
   $id: "AwsNodeInput",
   description:
     "An AWS node to create (CreateAwsNodeRequest). Only nodeId is required; other fields default to their zero value, " +
@@ -128,36 +130,38 @@ export const AwsNodeInput = InputOf(AwsNodeBody, {
   required: ["nodeId"],
 });
 
-const OciNodeBody = Type.Object(
-  {
-    nodeId: Type.Optional(IdOf("The new node's id.", "oci-node-1")),
-    tags: doc(StringMap, "Tags of the node (name → value).", { env: "prod" }),
-    availabilityDomain: str("OCI availability domain to start the node in.", "AD-1"),
-    architecture: str("CPU architecture of the node, such as x86_64 or aarch_64.", "x86_64"),
-    shape: str("OCI instance shape.", "VM.Standard.E4.Flex"),
-    subnet: str("Subnet the node is placed in.", "subnet-1"),
-    ...workerVersions,
-  },
-  {
-    ...closed,
-    description: "An OCI node to create (CreateOciNodeRequest), as the Manager accepted it.",
-    examples: [
-      {
-        nodeId: "oci-node-1",
-        tags: {},
-        availabilityDomain: "AD-1",
-        architecture: "x86_64",
-        shape: "VM.Standard.E4.Flex",
-        subnet: "subnet-1",
-        workerImageVersion: "recommended",
-        workerDaemonVersion: "recommended",
-      },
-    ],
-  },
+export const OciNodeJson = named(
+  Type.Object(
+    {
+      nodeId: Type.Optional(IdOf("The new node's id.", "oci-node-1")),
+      tags: doc(StringMap, "Tags of the node (name → value).", { env: "prod" }),
+      availabilityDomain: str("OCI availability domain to start the node in.", "AD-1"),
+      architecture: str("CPU architecture of the node, such as x86_64 or aarch_64.", "x86_64"),
+      shape: str("OCI instance shape.", "VM.Standard.E4.Flex"),
+      subnet: str("Subnet the node is placed in.", "subnet-1"),
+      ...workerVersions,
+    },
+    {
+      ...closed,
+      description: "An OCI node to create (CreateOciNodeRequest), as the Manager accepted it.",
+      examples: [
+        {
+          nodeId: "oci-node-1",
+          tags: {},
+          availabilityDomain: "AD-1",
+          architecture: "x86_64",
+          shape: "VM.Standard.E4.Flex",
+          subnet: "subnet-1",
+          workerImageVersion: "recommended",
+          workerDaemonVersion: "recommended",
+        },
+      ],
+    },
+  ),
+  "OciNode",
 );
-export const OciNode = named(OciNodeBody, "OciNode");
-export type OciNodeJson = Static<typeof OciNode>;
-export const OciNodeInput = InputOf(OciNodeBody, {
+export type OciNodeJson = Static<typeof OciNodeJson>;
+export const OciNodeInputJson = InputOf(inline(OciNodeJson), {
   $id: "OciNodeInput",
   description:
     "An OCI node to create (CreateOciNodeRequest). Only nodeId is required; other fields default to their zero value, " +
@@ -165,20 +169,22 @@ export const OciNodeInput = InputOf(OciNodeBody, {
   required: ["nodeId"],
 });
 
-const PhysicalNodeUpdateBody = Type.Object(
-  {
-    id: str("The physical node's id (the path's id).", "rack-7"),
-    daemonVersion: str("Version of the host daemon running on the node (\"\" when unknown).", "1.0.384"),
-  },
-  {
-    ...closed,
-    description: "A physical node as registered or updated (UpdatePhysicalNodeRequest).",
-    examples: [{ id: "rack-7", daemonVersion: "1.0.384" }],
-  },
+export const PhysicalNodeUpdateJson = named(
+  Type.Object(
+    {
+      id: str("The physical node's id (the path's id).", "rack-7"),
+      daemonVersion: str("Version of the host daemon running on the node (\"\" when unknown).", "1.0.384"),
+    },
+    {
+      ...closed,
+      description: "A physical node as registered or updated (UpdatePhysicalNodeRequest).",
+      examples: [{ id: "rack-7", daemonVersion: "1.0.384" }],
+    },
+  ),
+  "PhysicalNodeUpdate",
 );
-export const PhysicalNodeUpdate = named(PhysicalNodeUpdateBody, "PhysicalNodeUpdate");
-export type PhysicalNodeUpdateJson = Static<typeof PhysicalNodeUpdate>;
-export const PhysicalNodeUpdateInput = InputOf(PhysicalNodeUpdateBody, {
+export type PhysicalNodeUpdateJson = Static<typeof PhysicalNodeUpdateJson>;
+export const PhysicalNodeUpdateInputJson = InputOf(inline(PhysicalNodeUpdateJson), {
   $id: "PhysicalNodeUpdateInput",
   description:
     "Registers a physical node or updates it (UpdatePhysicalNodeRequest). The id comes from the path; an id in the body " +

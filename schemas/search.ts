@@ -5,8 +5,8 @@
 // examples (src/openapi/examples.ts): Swagger UI sends every one of them.
 import { Type } from "@sinclair/typebox";
 import type { Static } from "@sinclair/typebox";
-import { Problem, Timestamp, doc } from "./common.js";
-import { Job } from "./job.js";
+import { ProblemJson, Timestamp, doc } from "./common.js";
+import { JobJson } from "./job.js";
 
 const many = (description: string, example: string) =>
   Type.Optional(Type.Array(Type.String(), { description: `${description} Repeatable.`, examples: [[example]] }));
@@ -45,7 +45,7 @@ export type JobSearchQueryJson = Static<typeof JobSearchQuery>;
 // one line, since OpenAPI 3.1 has no way to say "a sequence of". The stream bypasses fastify's
 // serializer; this schema documents it.
 export const NdjsonLine = Type.Union(
-  [Job, Type.Object({ error: Problem }, { additionalProperties: false, description: "The search failed after the first job was sent." })],
+  [JobJson, Type.Object({ error: ProblemJson }, { additionalProperties: false, description: "The search failed after the first job was sent." })],
   {
     description:
       "One line of application/x-ndjson: a job per line, in job id order. If the search fails after the first line, " +

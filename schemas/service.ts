@@ -3,7 +3,7 @@
 // included); sub-messages, flattened wrappers and oneof members are emitted only when set.
 import { Type } from "@sinclair/typebox";
 import type { Static } from "@sinclair/typebox";
-import { Uint32, Uint64String, doc, named } from "./common.js";
+import { Uint32, Uint64String, doc, inline, named } from "./common.js";
 import { ProtocolFamily, ServiceRestart } from "./enums.js";
 
 const closed = { additionalProperties: false } as const;
@@ -23,53 +23,65 @@ const HostPortSpecific = Type.Object(
   { ...closed, description: "One specific host port.", examples: [{ port: 80 }] },
 );
 
-export const PortMappingBody = Type.Object(
-  {
-    containerPort: doc(Uint32, "Port inside the container.", 8080),
-    protocol: doc(ProtocolFamily, "Transport protocol of the port.", "tcp"),
-    ephemeral: Type.Optional(doc(HostPortEphemeral, "Host port: any free one. At most one of ephemeral, range, specific.", {})),
-    range: Type.Optional(doc(HostPortRange, "Host port: one from a range. At most one of ephemeral, range, specific.")),
-    specific: Type.Optional(doc(HostPortSpecific, "Host port: this one. At most one of ephemeral, range, specific.")),
-    hostAddress: Type.String({ description: "Host address to bind (\"\" for the default).", examples: ["0.0.0.0"] }),
-    group: Type.String({ description: "Port group label (\"\" for none).", examples: ["g"] }),
-  },
-  {
-    ...closed,
-    description: "A container port published on the host. The host port is at most one of ephemeral, range, specific (a oneof).",
-    examples: [{ containerPort: 8080, protocol: "tcp", specific: { port: 80 }, hostAddress: "0.0.0.0", group: "" }],
-  },
+export const PortMappingJson = named(
+  Type.Object(
+    {
+      containerPort: doc(Uint32, "Port inside the container.", 8080),
+      protocol: doc(ProtocolFamily, "Transport protocol of the port.", "tcp"),
+      ephemeral: Type.Optional(doc(HostPortEphemeral, "Host port: any free one. At most one of ephemeral, range, specific.", {})),
+      range: Type.Optional(doc(HostPortRange, "Host port: one from a range. At most one of ephemeral, range, specific.")),
+      specific: Type.Optional(doc(HostPortSpecific, "Host port: this one. At most one of ephemeral, range, specific.")),
+      hostAddress: Type.String({ description: "Host address to bind (\"\" for the default).", examples: ["0.0.0.0"] }),
+      group: Type.String({ description: "Port group label (\"\" for none).", examples: ["g"] }),
+    },
+    {
+      ...closed,
+      description: "A container port published on the host. The host port is at most one of ephemeral, range, specific (a oneof).",
+      examples: [{ containerPort: 8080, protocol: "tcp", specific: { port: 80 }, hostAddress: "0.0.0.0", group: "" }],
+    },
+  ),
+  "PortMapping",
 );
 
-export const EnvironmentVariableBody = Type.Object(
-  {
-    name: Type.String({ description: "Variable name.", examples: ["LOG_LEVEL"] }),
-    value: Type.String({ description: "Variable value.", examples: ["debug"] }),
-  },
-  { ...closed, description: "An environment variable of the container.", examples: [{ name: "LOG_LEVEL", value: "debug" }] },
+export const EnvironmentVariableJson = named(
+  Type.Object(
+    {
+      name: Type.String({ description: "Variable name.", examples: ["LOG_LEVEL"] }),
+      value: Type.String({ description: "Variable value.", examples: ["debug"] }),
+    },
+    { ...closed, description: "An environment variable of the container.", examples: [{ name: "LOG_LEVEL", value: "debug" }] },
+  ),
+  "EnvironmentVariable",
 );
 
-export const VolumeMountBody = Type.Object(
-  {
-    volumeName: Type.String({ description: "Name of the volume (see the job's volumes).", examples: ["media"] }),
-    containerPath: Type.String({ description: "Mount point inside the container.", examples: ["/data"] }),
-    readOnly: Type.Boolean({ description: "Whether the mount is read-only.", examples: [false] }),
-  },
-  { ...closed, description: "A volume mounted into the container.", examples: [{ volumeName: "media", containerPath: "/data", readOnly: false }] },
+export const VolumeMountJson = named(
+  Type.Object(
+    {
+      volumeName: Type.String({ description: "Name of the volume (see the job's volumes).", examples: ["media"] }),
+      containerPath: Type.String({ description: "Mount point inside the container.", examples: ["/data"] }),
+      readOnly: Type.Boolean({ description: "Whether the mount is read-only.", examples: [false] }),
+    },
+    { ...closed, description: "A volume mounted into the container.", examples: [{ volumeName: "media", containerPath: "/data", readOnly: false }] },
+  ),
+  "VolumeMount",
 );
 
-export const ServiceParametersBody = Type.Object(
-  {
-    portMappings: Type.Array(PortMappingBody, { description: "Ports published on the host.", examples: [[]] }),
-    environmentVariables: Type.Array(EnvironmentVariableBody, { description: "Environment of the container.", examples: [[]] }),
-    sharedMemorySize: Type.Optional(doc(Uint64String, "Size of /dev/shm in bytes (omitted when unset).", "67108864")),
-    cpuSet: Type.Array(Uint32, { description: "CPUs the container may run on.", examples: [[0, 2]] }),
-    volumeMounts: Type.Array(VolumeMountBody, { description: "Volumes mounted into the container.", examples: [[]] }),
-  },
-  {
-    ...closed,
-    description: "Container parameters of a service.",
-    examples: [{ portMappings: [], environmentVariables: [], cpuSet: [1], volumeMounts: [] }],
-  },
+export const ServiceParametersJson = named(
+  Type.Object(
+    {
+      portMappings: Type.Array(inline(PortMappingJson), { description: "Ports published on the host.", examples: [[]] }),
+      environmentVariables: Type.Array(inline(EnvironmentVariableJson), { description: "Environment of the container.", examples: [[]] }),
+      sharedMemorySize: Type.Optional(doc(Uint64String, "Size of /dev/shm in bytes (omitted when unset).", "67108864")),
+      cpuSet: Type.Array(Uint32, { description: "CPUs the container may run on.", examples: [[0, 2]] }),
+      volumeMounts: Type.Array(inline(VolumeMountJson), { description: "Volumes mounted into the container.", examples: [[]] }),
+    },
+    {
+      ...closed,
+      description: "Container parameters of a service.",
+      examples: [{ portMappings: [], environmentVariables: [], cpuSet: [1], volumeMounts: [] }],
+    },
+  ),
+  "ServiceParameters",
 );
 
 const DockerContainer = Type.Object(
@@ -77,42 +89,40 @@ const DockerContainer = Type.Object(
   { ...closed, description: "A Docker container.", examples: [{ containerUrl: "docker.io/norsk/norsk:1.2" }] },
 );
 
-export const ServiceBody = Type.Object(
-  {
-    name: Type.String({ description: "Name of the service within the job.", examples: ["norsk"] }),
-    docker: Type.Optional(doc(DockerContainer, "The service's container (a oneof with one member; omitted when unset).")),
-    restart: doc(ServiceRestart, "When the worker restarts the service.", "on_failure"),
-    dependsOn: Type.Array(Type.String(), { description: "Services that must start first.", examples: [["db"]] }),
-    configuration: Type.String({ description: "Service configuration, passed through.", examples: ["cfg"] }),
-    restartCount: doc(Uint32, "Restarts allowed within restartPeriod.", 3),
-    restartPeriod: doc(Uint32, "Window of restartCount, in seconds.", 60),
-    command: Type.String({ description: "Command overriding the image's (\"\" for the image's own).", examples: ["run"] }),
-    parameters: Type.Optional(doc(ServiceParametersBody, "Container parameters (omitted when unset).")),
-  },
-  {
-    ...closed,
-    description: "An additional service run as part of the job.",
-    examples: [
-      {
-        name: "norsk",
-        docker: { containerUrl: "docker.io/norsk/norsk:1.2" },
-        restart: "on_failure",
-        dependsOn: [],
-        configuration: "",
-        restartCount: 3,
-        restartPeriod: 60,
-        command: "",
-      },
-    ],
-  },
+export const ServiceJson = named(
+  Type.Object(
+    {
+      name: Type.String({ description: "Name of the service within the job.", examples: ["norsk"] }),
+      docker: Type.Optional(doc(DockerContainer, "The service's container (a oneof with one member; omitted when unset).")),
+      restart: doc(ServiceRestart, "When the worker restarts the service.", "on_failure"),
+      dependsOn: Type.Array(Type.String(), { description: "Services that must start first.", examples: [["db"]] }),
+      configuration: Type.String({ description: "Service configuration, passed through.", examples: ["cfg"] }),
+      restartCount: doc(Uint32, "Restarts allowed within restartPeriod.", 3),
+      restartPeriod: doc(Uint32, "Window of restartCount, in seconds.", 60),
+      command: Type.String({ description: "Command overriding the image's (\"\" for the image's own).", examples: ["run"] }),
+      parameters: Type.Optional(doc(inline(ServiceParametersJson), "Container parameters (omitted when unset).")),
+    },
+    {
+      ...closed,
+      description: "An additional service run as part of the job.",
+      examples: [
+        {
+          name: "norsk",
+          docker: { containerUrl: "docker.io/norsk/norsk:1.2" },
+          restart: "on_failure",
+          dependsOn: [],
+          configuration: "",
+          restartCount: 3,
+          restartPeriod: 60,
+          command: "",
+        },
+      ],
+    },
+  ),
+  "Service",
 );
 
-export const Service = named(ServiceBody, "Service");
-export const ServiceParameters = named(ServiceParametersBody, "ServiceParameters");
-export const PortMapping = named(PortMappingBody, "PortMapping");
-export const EnvironmentVariable = named(EnvironmentVariableBody, "EnvironmentVariable");
-export const VolumeMount = named(VolumeMountBody, "VolumeMount");
 
-export type ServiceJson = Static<typeof Service>;
-export type ServiceParametersJson = Static<typeof ServiceParameters>;
-export type PortMappingJson = Static<typeof PortMapping>;
+export type ServiceJson = Static<typeof ServiceJson>;
+export type ServiceParametersJson = Static<typeof ServiceParametersJson>;
+export type PortMappingJson = Static<typeof PortMappingJson>;

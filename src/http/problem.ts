@@ -5,8 +5,7 @@
 // (src/http/status.ts), never a status: `notFound(detail)`, `problem("MISDIRECTED_REQUEST", ...)`.
 import { STATUS_CODES } from "node:http";
 import type { FastifyError } from "fastify";
-import type { Static } from "@sinclair/typebox";
-import type { ProblemItem, ProblemJson } from "../../schemas/common.js";
+import type { ProblemItemJson, ProblemJson } from "../../schemas/common.js";
 import { Code, GrpcError } from "../grpc/errors.js";
 import { MirrorError } from "../json/errors.js";
 import { JsonBodyError } from "../json/body.js";
@@ -17,12 +16,10 @@ import type { RequestPart } from "./validation.js";
 
 export const PROBLEM_CONTENT_TYPE = "application/problem+json";
 
-export type ProblemDetailItem = Static<typeof ProblemItem>;
-export type ProblemBody = ProblemJson;
 
 export interface ProblemOptions {
   /** Each thing wrong with the request, located in the body, a parameter or a header. */
-  readonly errors?: readonly ProblemDetailItem[] | undefined;
+  readonly errors?: readonly ProblemItemJson[] | undefined;
 }
 
 /** Thrown for an answer that is not the Manager's own: its status and `code` come from the failure. */
@@ -30,7 +27,7 @@ export class ProblemError extends Error {
   override readonly name = "ProblemError";
   readonly status: number;
   readonly code: CodeName | undefined;
-  readonly errors: ProblemDetailItem[] | undefined;
+  readonly errors: ProblemItemJson[] | undefined;
 
   constructor(
     failure: Failure,
@@ -48,7 +45,7 @@ export class ProblemError extends Error {
    * earlier. Every problem made from a failure or a gRPC status has its failure in the table;
    * any other (fastify's rarer statuses) would be a 500.
    */
-  static of(body: ProblemBody): ProblemError {
+  static of(body: ProblemJson): ProblemError {
     const failure = failureAnswered(body.status, body.code) ?? "INTERNAL_SERVER_ERROR";
     return new ProblemError(failure, body.detail, { errors: body.errors });
   }
@@ -106,12 +103,12 @@ interface RequestFacts {
 }
 
 /** Builds the problem for `error` as answered to `request`. */
-export function toProblem(error: unknown, request: RequestFacts): ProblemBody {
+export function toProblem(error: unknown, request: RequestFacts): ProblemJson {
   const base = describe(error);
   // Only an error status can be answered as a problem (a Manager's OK, or a code fastify would
   // refuse as a status, would not be one).
   const status = base.status >= 400 && base.status <= 599 ? base.status : statusOf("INTERNAL_SERVER_ERROR");
-  const body: ProblemBody = {
+  const body: ProblemJson = {
     type: "about:blank",
     title: STATUS_CODES[status] ?? "Error",
     status,
@@ -129,10 +126,10 @@ interface Described {
   status: number;
   detail: string;
   code?: CodeName | undefined;
-  errors?: ProblemDetailItem[] | undefined;
+  errors?: ProblemItemJson[] | undefined;
 }
 
-function described(failure: Failure, detail: string, errors?: readonly ProblemDetailItem[]): Described {
+function described(failure: Failure, detail: string, errors?: readonly ProblemItemJson[]): Described {
   return { status: statusOf(failure), detail, code: problemCodeOf(failure), errors: errors === undefined ? undefined : [...errors] };
 }
 

@@ -9,7 +9,7 @@
 import { STATUS_CODES } from "node:http";
 import { Type } from "@sinclair/typebox";
 import type { TNull, TSchema, TString } from "@sinclair/typebox";
-import { Problem } from "../../schemas/common.js";
+import { ProblemJson } from "../../schemas/common.js";
 import { PROBLEM_CONTENT_TYPE } from "./problem.js";
 import { problemCodeOf, statusDescription, statusOf } from "./status.js";
 import type { Failure, StatusOf } from "./status.js";
@@ -30,11 +30,11 @@ type ManagerFailure = (typeof MANAGER_FAILURES)[number];
 
 export interface ProblemResponse {
   readonly description: string;
-  readonly content: { readonly "application/problem+json": { readonly schema: typeof Problem } };
+  readonly content: { readonly "application/problem+json": { readonly schema: typeof ProblemJson } };
 }
 
 export function problemResponse(description: string): ProblemResponse {
-  return { description, content: { [PROBLEM_CONTENT_TYPE]: { schema: Problem } } };
+  return { description, content: { [PROBLEM_CONTENT_TYPE]: { schema: ProblemJson } } };
 }
 
 /** What an operation says failures mean for it, instead of the table's description of their status. */

@@ -15,15 +15,15 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import type { ConnectionError, FastifyBaseLogger, FastifyError, FastifyReply, FastifyRequest } from "fastify";
 import { PROBLEM_CONTENT_TYPE, toProblem } from "./problem.js";
-import type { ProblemBody } from "./problem.js";
+import type { ProblemJson } from "../../schemas/common.js";
 import { requestIdOf } from "./request-id.js";
 import { problemCodeOf, statusOf } from "./status.js";
 import type { Failure } from "./status.js";
 
 /** The problem for a request answered outside the routes, its instance a fresh urn:uuid. */
-function unroutedProblem(failure: Failure, detail: string, requestId: string): ProblemBody {
+function unroutedProblem(failure: Failure, detail: string, requestId: string): ProblemJson {
   const status = statusOf(failure);
-  const problem: ProblemBody = {
+  const problem: ProblemJson = {
     type: "about:blank",
     title: STATUS_CODES[status] ?? "Error",
     status,
@@ -38,7 +38,7 @@ function unroutedProblem(failure: Failure, detail: string, requestId: string): P
 
 /** fastify's `frameworkErrors`: a URL the router cannot take (toProblem words it), answered without it. */
 export function frameworkErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
-  const problem: ProblemBody = { ...toProblem(error, { id: request.id, url: "" }), instance: `urn:uuid:${randomUUID()}` };
+  const problem: ProblemJson = { ...toProblem(error, { id: request.id, url: "" }), instance: `urn:uuid:${randomUUID()}` };
   request.log.debug({ instance: problem.instance, code: error.code }, "request refused before routing");
   // A string, not the object: this reply has no route, so no serializer to hand it to.
   void reply

@@ -7,12 +7,9 @@ import type { ErrorObject, Options } from "ajv";
 import type { FastifySchemaCompiler } from "fastify";
 import { gatewayFormats } from "../../schemas/formats.js";
 import { ID_PATTERN, ID_PATTERN_MESSAGE } from "../lexical/ids.js";
-import type { Static } from "@sinclair/typebox";
 import { childPointer } from "../json/errors.js";
-import type { ProblemItem } from "../../schemas/common.js";
+import type { ProblemItemJson } from "../../schemas/common.js";
 
-/** One problem item (schemas/common.ts), as validation reports it. */
-type ProblemDetailItem = Static<typeof ProblemItem>;
 
 const COMMON: Options = {
   allErrors: true,
@@ -37,8 +34,8 @@ export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, http
 export type RequestPart = "body" | "querystring" | "params" | "headers";
 
 /** Ajv's errors as problem items: one per place, with a locator into the right request part. */
-export function validationItems(errors: readonly ErrorObject[], part: RequestPart): ProblemDetailItem[] {
-  const items: ProblemDetailItem[] = [];
+export function validationItems(errors: readonly ErrorObject[], part: RequestPart): ProblemItemJson[] {
+  const items: ProblemItemJson[] = [];
   const seen = new Set<string>();
   for (const error of relevant(errors)) {
     const { path, message } = explain(error);
@@ -112,7 +109,7 @@ function child(pointer: string, name: string): string {
   return childPointer(pointer, name);
 }
 
-function locate(part: RequestPart, path: string, message: string): ProblemDetailItem {
+function locate(part: RequestPart, path: string, message: string): ProblemItemJson {
   if (part === "body") return { pointer: path, message };
   const name = path.split("/")[1] ?? "";
   const unescaped = name.replaceAll("~1", "/").replaceAll("~0", "~");

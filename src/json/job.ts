@@ -8,7 +8,7 @@ import { messageFromJson, messageToJson } from "./mirror.js";
 
 export type { JobJson };
 
-/** A Job as the JSON the gateway answers (schemas/job.ts `Job`). */
+/** A Job as the JSON the gateway answers (schemas/job.ts `JobJson`). */
 export function jobToJson(job: Job): JobJson {
   // The mirror's output is the schema's type by construction; the property tests check it.
   return messageToJson(JobSchema, job) as unknown as JobJson;

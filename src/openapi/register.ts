@@ -8,8 +8,8 @@ import { fileURLToPath } from "node:url";
 import swagger from "@fastify/swagger";
 import type { SwaggerOptions } from "@fastify/swagger";
 import type { FastifyInstance } from "fastify";
-import { RunningJob } from "../../schemas/job.js";
-import { EnvironmentVariable, PortMapping, Service, ServiceParameters, VolumeMount } from "../../schemas/service.js";
+import { RunningJobJson } from "../../schemas/job.js";
+import { EnvironmentVariableJson, PortMappingJson, ServiceJson, ServiceParametersJson, VolumeMountJson } from "../../schemas/service.js";
 import { NamedSchemas } from "./components.js";
 import { finishDocument } from "./finish.js";
 import { documentView } from "./route-view.js";
@@ -83,7 +83,7 @@ const SECURITY_SCHEMES = {
 export async function registerOpenApi(app: FastifyInstance): Promise<void> {
   const named = new NamedSchemas();
   // Named parts of the job, so that clients get a type for each (unused ones are dropped).
-  for (const schema of [Service, ServiceParameters, PortMapping, EnvironmentVariable, VolumeMount, RunningJob]) named.collect(schema);
+  for (const schema of [ServiceJson, ServiceParametersJson, PortMappingJson, EnvironmentVariableJson, VolumeMountJson, RunningJobJson]) named.collect(schema);
   // Collect the named schemas as routes are added, and build the components once all are
   // known: @fastify/swagger converts the components before it looks at any route.
   app.addHook("onRoute", (route) => {

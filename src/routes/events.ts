@@ -11,7 +11,7 @@ import type { BytesClient, OpenBytesStream } from "../grpc/client.js";
 import type { CallOptions } from "../grpc/types.js";
 import { callOptionsFor, parseGrpcTimeout } from "../http/call-options.js";
 import { resourceExhausted, toProblem, unavailable } from "../http/problem.js";
-import type { ProblemBody } from "../http/problem.js";
+import type { ProblemJson } from "../../schemas/common.js";
 import { errorResponses } from "../http/responses.js";
 import { EventDecoder } from "../sse/decoder.js";
 import { NDJSON, SSE, negotiateFormat } from "../sse/frames.js";
@@ -165,7 +165,7 @@ function streamBody(routes: StreamRoutes, request: FastifyRequest, reply: Fastif
   });
 }
 
-function shutdownProblem(request: FastifyRequest): ProblemBody {
+function shutdownProblem(request: FastifyRequest): ProblemJson {
   return {
     ...toProblem(unavailable(""), request),
     detail: "the gateway is shutting down; reconnect",

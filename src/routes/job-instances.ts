@@ -4,8 +4,8 @@ import type { FastifyPluginCallbackTypebox } from "@fastify/type-provider-typebo
 import { create } from "@bufbuild/protobuf";
 import { RunningJobSchema } from "../gen/norsk/api/manager_pb.js";
 import { messageToJson } from "../json/index.js";
-import { Instances, JobIdParams, RunningJob } from "../../schemas/job.js";
-import { InstanceParams, StartInstance, StopInstanceQuery } from "../../schemas/instance.js";
+import { InstancesJson, JobIdParams, RunningJobJson } from "../../schemas/job.js";
+import { InstanceParams, StartInstanceJson, StopInstanceQuery } from "../../schemas/instance.js";
 import { callOptionsFor } from "../http/call-options.js";
 import { noSuchJob, requireJob } from "../operations/job-access.js";
 import type { ManagerClient, ManagerRouteOptions } from "../operations/job-access.js";
@@ -25,7 +25,7 @@ const LIST_JOB_INSTANCES_SCHEMA = {
   description: "JobSearch for this one id: the `instances` of its CurrentJob, one per running role.",
   params: JobIdParams,
   response: {
-    200: jsonResponse(Instances, "OK: the running instances (none when the job is not running)."),
+    200: jsonResponse(InstancesJson, "OK: the running instances (none when the job is not running)."),
     ...errorResponses("INVALID_ARGUMENT", { NOT_FOUND: NO_SUCH_JOB }),
   },
 };
@@ -38,9 +38,9 @@ const START_JOB_SCHEMA = {
     "StartJob: runs the job in `role` on node `nodeId` and makes it `active`. A role runs at most once; a completed job cannot be started " +
     `(${statusOf("FAILED_PRECONDITION")}, FAILED_PRECONDITION).`,
   params: JobIdParams,
-  body: StartInstance,
+  body: StartInstanceJson,
   response: {
-    201: jsonResponse(RunningJob, "Created: the instance now running.", { Location: LocationHeader }),
+    201: jsonResponse(RunningJobJson, "Created: the instance now running.", { Location: LocationHeader }),
     ...errorResponses(
       {
         INVALID_ARGUMENT: "the body is invalid",

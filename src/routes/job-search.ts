@@ -9,7 +9,7 @@ import { errorResponses } from "../http/responses.js";
 import { serializerOptions } from "../http/validation.js";
 import type { ManagerRouteOptions } from "../operations/job-access.js";
 import { jsonBody, ndjsonBody, prefersNdjson, searchOfUrl, startSearch } from "../operations/job-search.js";
-import { Job, JobList } from "../../schemas/job.js";
+import { JobJson, JobListJson } from "../../schemas/job.js";
 import { JobSearchQuery, NdjsonLine } from "../../schemas/search.js";
 
 const JOB_SEARCH_SCHEMA = {
@@ -23,7 +23,7 @@ const JOB_SEARCH_SCHEMA = {
   response: {
     200: {
       description: "OK: the jobs found, as one JSON document or, when asked, as newline-delimited JSON.",
-      content: { "application/json": { schema: JobList }, [NDJSON]: { schema: NdjsonLine } },
+      content: { "application/json": { schema: JobListJson }, [NDJSON]: { schema: NdjsonLine } },
     },
     ...errorResponses({ INVALID_ARGUMENT: "a filter is malformed, or the Manager refused it (a bad regular expression)" }),
   },
@@ -31,7 +31,7 @@ const JOB_SEARCH_SCHEMA = {
 
 export const jobSearchRoutes: FastifyPluginCallbackTypebox<ManagerRouteOptions> = (app, { client, requestTimeoutMs }, done) => {
   // Compiled once: the same serializer fastify would use for a Job response.
-  const stringifyJob = fastJson(Job, serializerOptions);
+  const stringifyJob = fastJson(JobJson, serializerOptions);
 
   app.get("/v1/jobs", { schema: JOB_SEARCH_SCHEMA }, async function jobSearch(request, reply) {
     const { request: search, limit } = searchOfUrl(request.url);

@@ -7,7 +7,7 @@ import type { FastifyPluginCallbackTypebox } from "@fastify/type-provider-typebo
 import type { FastifyReply } from "fastify";
 import type { Job } from "../gen/norsk/api/manager_pb.js";
 import { jobFromJson, jobToJson } from "../json/index.js";
-import { Job as JobJsonSchema, JobIdParams, JobInput, JobPatch } from "../../schemas/job.js";
+import { JobJson, JobIdParams, JobInputJson, JobPatchJson } from "../../schemas/job.js";
 import { invalidArgument, notFoundAs, preconditionFailed } from "../http/problem.js";
 import { callOptionsFor } from "../http/call-options.js";
 import { expectedHash, noSuchJob, requireJob, writeJob } from "../operations/job-access.js";
@@ -37,10 +37,10 @@ const CREATE_JOB_SCHEMA = {
     "The answer is the job as accepted with the hash the Manager returned, and its `Location` and `ETag`. " +
     `Sending the same job again is a safe retry (200 with the stored job); a different job under the same id is a ${statusOf("ALREADY_EXISTS")}. ` +
     RESERVED,
-  body: JobInput,
+  body: JobInputJson,
   response: {
-    200: jsonResponse(JobJsonSchema, "OK: an identical job already exists (a safe retry); this is the stored job.", { ETag: ETagHeader, Location: LocationHeader }),
-    201: jsonResponse(JobJsonSchema, "Created: the job as accepted, with the hash the Manager returned.", { ETag: ETagHeader, Location: LocationHeader }),
+    200: jsonResponse(JobJson, "OK: an identical job already exists (a safe retry); this is the stored job.", { ETag: ETagHeader, Location: LocationHeader }),
+    201: jsonResponse(JobJson, "Created: the job as accepted, with the hash the Manager returned.", { ETag: ETagHeader, Location: LocationHeader }),
     ...errorResponses("INVALID_ARGUMENT", { ALREADY_EXISTS: DIFFERENT_JOB }, "CONTENT_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE"),
   },
 };
@@ -53,7 +53,7 @@ const JOB_BY_ID_SCHEMA = {
   params: JobIdParams,
   headers: IfNoneMatchHeaders,
   response: {
-    200: jsonResponse(JobJsonSchema, "OK: the job.", { ETag: ETagHeader }),
+    200: jsonResponse(JobJson, "OK: the job.", { ETag: ETagHeader }),
     304: emptyResponse("Not Modified: the job's ETag matches If-None-Match.", { ETag: ETagHeader }),
     ...errorResponses("INVALID_ARGUMENT", { NOT_FOUND: NO_SUCH_JOB }),
   },
@@ -69,9 +69,9 @@ const UPDATE_JOB_SCHEMA = {
     RESERVED,
   params: JobIdParams,
   headers: IfMatchHeaders,
-  body: JobInput,
+  body: JobInputJson,
   response: {
-    200: jsonResponse(JobJsonSchema, "OK: the job as replaced, with its new hash.", { ETag: ETagHeader }),
+    200: jsonResponse(JobJson, "OK: the job as replaced, with its new hash.", { ETag: ETagHeader }),
     ...errorResponses(
       "INVALID_ARGUMENT",
       { NOT_FOUND: NO_SUCH_JOB, ABORTED: "the job changed concurrently (ABORTED) and no precondition was asked for" },
@@ -96,9 +96,9 @@ const PATCH_JOB_SCHEMA = {
   consumes: ["application/merge-patch+json", "application/json"],
   params: JobIdParams,
   headers: IfMatchHeaders,
-  body: JobPatch,
+  body: JobPatchJson,
   response: {
-    200: jsonResponse(JobJsonSchema, "OK: the job as patched, with its new hash.", { ETag: ETagHeader }),
+    200: jsonResponse(JobJson, "OK: the job as patched, with its new hash.", { ETag: ETagHeader }),
     ...errorResponses(
       "INVALID_ARGUMENT",
       { NOT_FOUND: NO_SUCH_JOB, ABORTED: "the job kept changing (the gateway gave up after 3 attempts), or a conditional DELETE is deleting it" },

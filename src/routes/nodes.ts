@@ -11,18 +11,17 @@ import {
   UpdatePhysicalNodeRequestSchema,
 } from "../gen/norsk/api/manager_pb.js";
 import { messageFromJson, messageToJson } from "../json/index.js";
-import {
-  AwsNode,
-  AwsNodeInput,
-  NodeIdParams,
-  OciNode,
-  OciNodeInput,
-  PhysicalNodeParams,
-  PhysicalNodeUpdate,
-  PhysicalNodeUpdateInput,
-} from "../../schemas/nodes.js";
 // The mirror's output has the response schema's type by construction (test/schemas checks it).
-import type { AwsNodeJson, OciNodeJson, PhysicalNodeUpdateJson } from "../../schemas/nodes.js";
+import {
+  AwsNodeJson,
+  AwsNodeInputJson,
+  NodeIdParams,
+  OciNodeJson,
+  OciNodeInputJson,
+  PhysicalNodeParams,
+  PhysicalNodeUpdateJson,
+  PhysicalNodeUpdateInputJson,
+} from "../../schemas/nodes.js";
 import { invalidArgument, notFoundAs } from "../http/problem.js";
 import { callOptionsFor } from "../http/call-options.js";
 import type { ManagerClient, ManagerRouteOptions } from "../operations/job-access.js";
@@ -39,8 +38,8 @@ const CREATE_AWS_NODE_SCHEMA = {
   tags: ["nodes"],
   summary: "Create an AWS node",
   description: `CreateAwsNode. ${ACCEPTED} The answer is the request as the Manager accepted it. ${IN_USE}`,
-  body: AwsNodeInput,
-  response: { 202: AwsNode, ...errorResponses("INVALID_ARGUMENT", "ALREADY_EXISTS", "UNSUPPORTED_MEDIA_TYPE") },
+  body: AwsNodeInputJson,
+  response: { 202: AwsNodeJson, ...errorResponses("INVALID_ARGUMENT", "ALREADY_EXISTS", "UNSUPPORTED_MEDIA_TYPE") },
 };
 
 const CREATE_OCI_NODE_SCHEMA = {
@@ -48,8 +47,8 @@ const CREATE_OCI_NODE_SCHEMA = {
   tags: ["nodes"],
   summary: "Create an OCI node",
   description: `CreateOciNode. ${ACCEPTED} The answer is the request as the Manager accepted it. ${IN_USE}`,
-  body: OciNodeInput,
-  response: { 202: OciNode, ...errorResponses("INVALID_ARGUMENT", "ALREADY_EXISTS", "UNSUPPORTED_MEDIA_TYPE") },
+  body: OciNodeInputJson,
+  response: { 202: OciNodeJson, ...errorResponses("INVALID_ARGUMENT", "ALREADY_EXISTS", "UNSUPPORTED_MEDIA_TYPE") },
 };
 
 const TERMINATE_NODE_SCHEMA = {
@@ -71,8 +70,8 @@ const UPDATE_PHYSICAL_NODE_SCHEMA = {
     "UpdatePhysicalNode: registers the physical node, or updates the daemon version of one already registered; " +
     `GET /v1/events reports physicalNodeConnected. An id that belongs to a cloud node is a ${statusOf("FAILED_PRECONDITION")} (FAILED_PRECONDITION).`,
   params: PhysicalNodeParams,
-  body: PhysicalNodeUpdateInput,
-  response: { 200: PhysicalNodeUpdate, ...errorResponses("INVALID_ARGUMENT", "FAILED_PRECONDITION", "UNSUPPORTED_MEDIA_TYPE") },
+  body: PhysicalNodeUpdateInputJson,
+  response: { 200: PhysicalNodeUpdateJson, ...errorResponses("INVALID_ARGUMENT", "FAILED_PRECONDITION", "UNSUPPORTED_MEDIA_TYPE") },
 };
 
 export const nodeRoutes: FastifyPluginCallbackTypebox<ManagerRouteOptions> = (app, options, done) => {

@@ -10,7 +10,7 @@ import { Readable } from "node:stream";
 import type { ServerResponse } from "node:http";
 import type { GrpcError } from "../grpc/errors.js";
 import { ProblemError, deadlineExceeded } from "../http/problem.js";
-import type { ProblemBody } from "../http/problem.js";
+import type { ProblemJson } from "../../schemas/common.js";
 import type { EncodedEvent } from "./decoder.js";
 import type { StreamFormat } from "./frames.js";
 import { formatError, formatEvent, heartbeat } from "./frames.js";
@@ -30,7 +30,7 @@ export interface StreamBodyOptions extends StreamSettings {
   /** How long the Manager may take to start the stream (its first message), in ms. */
   readonly startTimeoutMs: number;
   /** The Problem sent as the final error event for a failure (a thrown error). */
-  readonly problemOf: (error: unknown) => ProblemBody;
+  readonly problemOf: (error: unknown) => ProblemJson;
   readonly response: ServerResponse;
   /** Told about a failure that ended the stream, for the log. */
   readonly onFailure?: (error: unknown) => void;
@@ -129,7 +129,7 @@ export class StreamBody extends Readable {
    * Ends the stream with a final error event carrying `problem` (e.g. at shutdown); one that has
    * not started yet fails its start with that problem instead.
    */
-  fail(problem: ProblemBody, lingerMs = LINGER_MS): void {
+  fail(problem: ProblemJson, lingerMs = LINGER_MS): void {
     if (this.#state === "starting") this.#failStart(ProblemError.of(problem));
     if (this.#state !== "open") return;
     this.push(formatError(this.#options.format, problem));

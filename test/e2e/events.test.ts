@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { EventSource } from "eventsource";
 import { Value } from "@sinclair/typebox/value";
 import { EVENT_DATA, STATUS_DATA } from "../../schemas/events.js";
-import { Problem } from "../../schemas/common.js";
+import { ProblemJson } from "../../schemas/common.js";
 import { eventually, startListeningGateway } from "../helpers/listening-gateway.js";
 import type { ListeningGateway } from "../helpers/listening-gateway.js";
 
@@ -149,7 +149,7 @@ describe("GET /v1/events with EventSource", () => {
     await gw.manager.close();
     await eventually(() => events.types().includes("error"), "the error event");
     const problem = events.received.at(-1)?.data;
-    expect(Value.Check(Problem, problem)).toBe(true);
+    expect(Value.Check(ProblemJson, problem)).toBe(true);
     expect(problem).toEqual({
       type: "about:blank",
       title: "Service Unavailable",

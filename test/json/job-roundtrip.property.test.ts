@@ -6,8 +6,8 @@ import { JobSchema, Job_JobState } from "../../src/gen/norsk/api/manager_pb.js";
 import type { Job as JobMessage } from "../../src/gen/norsk/api/manager_pb.js";
 import { jobFromJson, jobToJson } from "../../src/json/job.js";
 import { messageFromJson, messageToJson } from "../../src/json/mirror.js";
-import { Job, JobInput, JobPatch } from "../../schemas/job.js";
-import { Service } from "../../schemas/service.js";
+import { JobJson, JobInputJson, JobPatchJson } from "../../schemas/job.js";
+import { ServiceJson } from "../../schemas/service.js";
 import { job } from "./arbitraries.js";
 
 const runs = { numRuns: Number(process.env.FC_RUNS ?? 400) };
@@ -57,9 +57,9 @@ describe("Job: protobuf ⇄ JSON round trips (fast-check)", () => {
     fc.assert(
       fc.property(job, (message) => {
         const json = jobToJson(message);
-        expect([...Value.Errors(Job, json)].map((e) => `${e.path}: ${e.message}`)).toStrictEqual([]);
-        expect(Value.Check(JobInput, json)).toBe(true);
-        expect(Value.Check(JobPatch, json)).toBe(true);
+        expect([...Value.Errors(JobJson, json)].map((e) => `${e.path}: ${e.message}`)).toStrictEqual([]);
+        expect(Value.Check(JobInputJson, json)).toBe(true);
+        expect(Value.Check(JobPatchJson, json)).toBe(true);
       }),
       runs,
     );
@@ -69,10 +69,10 @@ describe("Job: protobuf ⇄ JSON round trips (fast-check)", () => {
     fc.assert(
       fc.property(job, fc.func(fc.boolean()), (message, pick) => {
         const json = jobToJson(message);
-        const withNulls = nullsForAbsent(json, Object.keys(Job.properties), pick);
-        withNulls.services = json.services.map((s) => nullsForAbsent(s, Object.keys(Service.properties), pick));
+        const withNulls = nullsForAbsent(json, Object.keys(JobJson.properties), pick);
+        withNulls.services = json.services.map((s) => nullsForAbsent(s, Object.keys(ServiceJson.properties), pick));
         expect(equals(JobSchema, jobFromJson(withNulls), message)).toBe(true);
-        expect(Value.Check(JobInput, withNulls)).toBe(true);
+        expect(Value.Check(JobInputJson, withNulls)).toBe(true);
       }),
       runs,
     );

@@ -1,26 +1,26 @@
 import type { TSchema } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import { describe, expect, it } from "vitest";
-import { Problem } from "../../schemas/common.js";
-import { CurrentJob, Instances, Job, JobInput, JobList, JobPatch, RunningJob } from "../../schemas/job.js";
+import { ProblemJson } from "../../schemas/common.js";
+import { CurrentJobJson, InstancesJson, JobJson, JobInputJson, JobListJson, JobPatchJson, RunningJobJson } from "../../schemas/job.js";
 import { JobSearchQuery } from "../../schemas/search.js";
-import { EnvironmentVariable, PortMapping, Service, ServiceParameters, VolumeMount } from "../../schemas/service.js";
+import { EnvironmentVariableJson, PortMappingJson, ServiceJson, ServiceParametersJson, VolumeMountJson } from "../../schemas/service.js";
 import { properties } from "../helpers/schema-walk.js";
 
 const NAMED: Record<string, TSchema> = {
-  Job,
-  JobInput,
-  JobPatch,
-  JobList,
-  Instances,
-  CurrentJob,
-  RunningJob,
-  Service,
-  ServiceParameters,
-  PortMapping,
-  EnvironmentVariable,
-  VolumeMount,
-  Problem,
+  JobJson,
+  JobInputJson,
+  JobPatchJson,
+  JobListJson,
+  InstancesJson,
+  CurrentJobJson,
+  RunningJobJson,
+  ServiceJson,
+  ServiceParametersJson,
+  PortMappingJson,
+  EnvironmentVariableJson,
+  VolumeMountJson,
+  ProblemJson,
   JobSearchQuery,
 };
 
@@ -43,8 +43,8 @@ describe("schemas are documented and named", () => {
   });
 
   it("gives Job's properties the wording of docs/ARCHITECTURE.md §2", () => {
-    expect(Job.properties.launchConfigJson.description).toContain('"" is present-but-empty');
-    expect(Job.properties.terminalState.description).toContain("must not be re-placed");
-    expect(Job.properties.currentHash.description).toContain("int64 on the wire");
+    expect(JobJson.properties.launchConfigJson.description).toContain('"" is present-but-empty');
+    expect(JobJson.properties.terminalState.description).toContain("must not be re-placed");
+    expect(JobJson.properties.currentHash.description).toContain("int64 on the wire");
   });
 });

@@ -18,8 +18,8 @@ import {
 import { enumJsonNames } from "../../src/json/enums.js";
 import { messageToJson } from "../../src/json/index.js";
 import { FLATTENED_WRAPPERS } from "../../src/json/presence.js";
-import { EVENT_DATA, EventLine, EventStreamEventBody, EventStreamQuery, STATUS_DATA, StatusEventBody, StatusLine } from "../../schemas/events.js";
-import { AwsNode, AwsNodeInput, OciNode, OciNodeInput, PhysicalNodeUpdate, PhysicalNodeUpdateInput } from "../../schemas/nodes.js";
+import { EVENT_DATA, EventLine, EventStreamEventJson, EventStreamQuery, STATUS_DATA, StatusEventJson, StatusLine } from "../../schemas/events.js";
+import { AwsNodeJson, AwsNodeInputJson, OciNodeJson, OciNodeInputJson, PhysicalNodeUpdateJson, PhysicalNodeUpdateInputJson } from "../../schemas/nodes.js";
 import { properties } from "../helpers/schema-walk.js";
 
 const SIXTY_FOUR_BIT = new Set([ScalarType.INT64, ScalarType.UINT64]);
@@ -50,18 +50,18 @@ function check(schema: TSchema, desc: DescMessage, at: string, seen: Set<string>
 
 describe("node and event schemas match the mirror", () => {
   it.each<[string, TSchema, DescMessage]>([
-    ["AwsNode", AwsNode, CreateAwsNodeRequestSchema],
-    ["OciNode", OciNode, CreateOciNodeRequestSchema],
-    ["PhysicalNodeUpdate", PhysicalNodeUpdate, UpdatePhysicalNodeRequestSchema],
-    ["EventStreamEvent", EventStreamEventBody, EventStreamEventSchema],
-    ["NorskStatusEvent", StatusEventBody, NorskStatusEventSchema],
+    ["AwsNode", AwsNodeJson, CreateAwsNodeRequestSchema],
+    ["OciNode", OciNodeJson, CreateOciNodeRequestSchema],
+    ["PhysicalNodeUpdate", PhysicalNodeUpdateJson, UpdatePhysicalNodeRequestSchema],
+    ["EventStreamEvent", EventStreamEventJson, EventStreamEventSchema],
+    ["NorskStatusEvent", StatusEventJson, NorskStatusEventSchema],
   ])("%s", (_name, schema, desc) => {
     check(schema, desc, "", new Set());
   });
 
   it("describes every message an event can carry", () => {
     const seen = new Set<string>();
-    check(EventStreamEventBody, EventStreamEventSchema, "", seen);
+    check(EventStreamEventJson, EventStreamEventSchema, "", seen);
     for (const type of ["norsk.api.manager.JobHistoryJobRunning", "norsk.api.common.RunningNodeProviderMetadata", "norsk.api.common.JobInfoComposeMessage", "norsk.api.manager.OciHealth"]) {
       expect(seen.has(type), type).toBe(true);
     }
@@ -75,12 +75,12 @@ describe("node and event schemas match the mirror", () => {
 });
 
 const NAMED: Record<string, TSchema> = {
-  AwsNode,
-  AwsNodeInput,
-  OciNode,
-  OciNodeInput,
-  PhysicalNodeUpdate,
-  PhysicalNodeUpdateInput,
+  AwsNodeJson,
+  AwsNodeInputJson,
+  OciNodeJson,
+  OciNodeInputJson,
+  PhysicalNodeUpdateJson,
+  PhysicalNodeUpdateInputJson,
   EventStreamQuery,
   EventLine,
   StatusLine,
@@ -92,7 +92,7 @@ describe("node and event schemas are documented", () => {
     expect(typeof schema.description).toBe("string");
   });
 
-  it.each(Object.entries({ ...NAMED, EventStreamEventBody, StatusEventBody }))("every property of %s has a description and an example that fits", (_name, schema) => {
+  it.each(Object.entries({ ...NAMED, EventStreamEventJson, StatusEventJson }))("every property of %s has a description and an example that fits", (_name, schema) => {
     const list = properties(schema, "");
     expect(list.length).toBeGreaterThan(0);
     for (const [path, property] of list) {

@@ -13,9 +13,9 @@ import { JobSchema } from "../../src/gen/norsk/api/manager_pb.js";
 import type { Job_JobState } from "../../src/gen/norsk/api/manager_pb.js";
 import { MirrorError } from "../../src/json/errors.js";
 import { jobFromJson, jobToJson } from "../../src/json/job.js";
-import { Problem } from "../../schemas/common.js";
+import { ProblemJson } from "../../schemas/common.js";
 import { gatewayFormats } from "../../schemas/formats.js";
-import { Job, JobInput, JobList } from "../../schemas/job.js";
+import { JobJson, JobInputJson, JobListJson } from "../../schemas/job.js";
 import { job } from "../json/arbitraries.js";
 
 const ajv = new Ajv({ strict: true, coerceTypes: false, allErrors: true, formats: gatewayFormats });
@@ -32,9 +32,9 @@ beforeAll(async () => {
     const detail = error instanceof Error ? error.message : "invalid";
     return reply.status(400).send({ type: "about:blank", title: "Bad Request", status: 400, detail, instance: "/", requestId: "r", errors });
   });
-  app.post("/jobs", { schema: { body: JobInput, response: { 200: Job, 400: Problem } } }, (request) => jobToJson(jobFromJson(request.body)));
-  app.post("/raw", { schema: { response: { 200: Job } } }, (request) => request.body);
-  app.get("/jobs", { schema: { response: { 200: JobList } } }, () => ({ jobs: stored }));
+  app.post("/jobs", { schema: { body: JobInputJson, response: { 200: JobJson, 400: ProblemJson } } }, (request) => jobToJson(jobFromJson(request.body)));
+  app.post("/raw", { schema: { response: { 200: JobJson } } }, (request) => request.body);
+  app.get("/jobs", { schema: { response: { 200: JobListJson } } }, () => ({ jobs: stored }));
   await app.ready();
 });
 

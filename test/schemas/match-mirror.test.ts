@@ -19,8 +19,8 @@ import { enumJsonNames } from "../../src/json/enums.js";
 import { messageToJson } from "../../src/json/mirror.js";
 import { FLATTENED_WRAPPERS } from "../../src/json/presence.js";
 import { ENUM_SCHEMAS } from "../../schemas/enums.js";
-import { CurrentJob, Instances, Job, JobList, RunningJob } from "../../schemas/job.js";
-import { EnvironmentVariable, PortMapping, Service, ServiceParameters, VolumeMount } from "../../schemas/service.js";
+import { CurrentJobJson, InstancesJson, JobJson, JobListJson, RunningJobJson } from "../../schemas/job.js";
+import { EnvironmentVariableJson, PortMappingJson, ServiceJson, ServiceParametersJson, VolumeMountJson } from "../../schemas/service.js";
 
 const SIXTY_FOUR_BIT = new Set([ScalarType.INT64, ScalarType.UINT64, ScalarType.FIXED64, ScalarType.SFIXED64, ScalarType.SINT64]);
 
@@ -70,14 +70,14 @@ function checkAgainst(schema: TSchema, desc: DescMessage, at: string, seen: stri
 
 describe("the TypeBox schemas match the mirror", () => {
   it.each<[string, TSchema, DescMessage]>([
-    ["Job", Job, JobSchema],
-    ["Service", Service, ServiceSchema],
-    ["ServiceParameters", ServiceParameters, ServiceParametersSchema],
-    ["PortMapping", PortMapping, PortMappingSchema],
-    ["EnvironmentVariable", EnvironmentVariable, EnvironmentVariableSchema],
-    ["VolumeMount", VolumeMount, VolumeMountSchema],
-    ["RunningJob", RunningJob, RunningJobSchema],
-    ["CurrentJob", CurrentJob, CurrentJobSchema],
+    ["Job", JobJson, JobSchema],
+    ["Service", ServiceJson, ServiceSchema],
+    ["ServiceParameters", ServiceParametersJson, ServiceParametersSchema],
+    ["PortMapping", PortMappingJson, PortMappingSchema],
+    ["EnvironmentVariable", EnvironmentVariableJson, EnvironmentVariableSchema],
+    ["VolumeMount", VolumeMountJson, VolumeMountSchema],
+    ["RunningJob", RunningJobJson, RunningJobSchema],
+    ["CurrentJob", CurrentJobJson, CurrentJobSchema],
   ])("%s: property names, required = always emitted, enum names, nested messages", (_name, schema, desc) => {
     const seen: string[] = [];
     checkAgainst(schema, desc, "", seen);
@@ -86,7 +86,7 @@ describe("the TypeBox schemas match the mirror", () => {
 
   it("covers every message type reachable from Job", () => {
     const seen: string[] = [];
-    checkAgainst(Job, JobSchema, "", seen);
+    checkAgainst(JobJson, JobSchema, "", seen);
     expect(new Set(seen)).toEqual(
       new Set([
         "norsk.api.manager.Job",
@@ -110,8 +110,8 @@ describe("the TypeBox schemas match the mirror", () => {
   });
 
   it("Instances and JobList wrap RunningJob and Job", () => {
-    checkAgainst(valueSchema(Instances.properties.instances, "list"), RunningJobSchema, "/instances", []);
-    checkAgainst(valueSchema(JobList.properties.jobs, "list"), JobSchema, "/jobs", []);
+    checkAgainst(valueSchema(InstancesJson.properties.instances, "list"), RunningJobSchema, "/instances", []);
+    checkAgainst(valueSchema(JobListJson.properties.jobs, "list"), JobSchema, "/jobs", []);
   });
 
   it.each(Object.entries(ENUM_SCHEMAS))("enum %s: the names of the generated descriptor, then an integer", (typeName, schema) => {

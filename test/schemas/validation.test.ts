@@ -4,7 +4,7 @@ import { Value } from "@sinclair/typebox/value";
 import { describe, expect, it } from "vitest";
 import { Int64String, Timestamp, Uint64String } from "../../schemas/common.js";
 import { gatewayFormats } from "../../schemas/formats.js";
-import { Job, JobInput, JobPatch } from "../../schemas/job.js";
+import { JobJson, JobInputJson, JobPatchJson } from "../../schemas/job.js";
 import { JobSearchQuery } from "../../schemas/search.js";
 import { messageVectors } from "../json/vectors.js";
 
@@ -22,70 +22,70 @@ const minimal = { jobId: "j-1", startDateTime: "2025-12-02T10:00:00Z" };
 
 describe("Job (response)", () => {
   it.each(messageVectors.map((v) => [v.name, v.json] as const))("accepts the vector %s", (_name, json) => {
-    expect(accepts(Job, json)).toBe(true);
+    expect(accepts(JobJson, json)).toBe(true);
   });
 
   it("requires the always-emitted fields", () => {
-    expect(accepts(Job, minimal)).toBe(false);
+    expect(accepts(JobJson, minimal)).toBe(false);
   });
 });
 
 describe("JobInput (create/replace body)", () => {
   it("requires only jobId and startDateTime", () => {
-    expect(accepts(JobInput, minimal)).toBe(true);
-    expect(accepts(JobInput, { jobId: "j-1" })).toBe(false);
-    expect(accepts(JobInput, { startDateTime: "2025-12-02T10:00:00Z" })).toBe(false);
+    expect(accepts(JobInputJson, minimal)).toBe(true);
+    expect(accepts(JobInputJson, { jobId: "j-1" })).toBe(false);
+    expect(accepts(JobInputJson, { startDateTime: "2025-12-02T10:00:00Z" })).toBe(false);
   });
 
   it("accepts null for optional properties, at any depth, but not for the required ones", () => {
-    expect(accepts(JobInput, { ...minimal, description: null, currentHash: null, services: [{ name: null, docker: null }] })).toBe(true);
-    expect(accepts(JobInput, { ...minimal, autoPlacement: { requirements: { requiredCores: null } } })).toBe(true);
-    expect(accepts(JobInput, { ...minimal, jobId: null })).toBe(false);
+    expect(accepts(JobInputJson, { ...minimal, description: null, currentHash: null, services: [{ name: null, docker: null }] })).toBe(true);
+    expect(accepts(JobInputJson, { ...minimal, autoPlacement: { requirements: { requiredCores: null } } })).toBe(true);
+    expect(accepts(JobInputJson, { ...minimal, jobId: null })).toBe(false);
   });
 
   it("rejects null array elements and map values (proto3 JSON has no absent element)", () => {
-    expect(accepts(JobInput, { ...minimal, volumes: [null] })).toBe(false);
-    expect(accepts(JobInput, { ...minimal, tags: { a: null } })).toBe(false);
+    expect(accepts(JobInputJson, { ...minimal, volumes: [null] })).toBe(false);
+    expect(accepts(JobInputJson, { ...minimal, tags: { a: null } })).toBe(false);
   });
 
   it("rejects unknown properties at any depth", () => {
-    expect(accepts(JobInput, { ...minimal, colour: "red" })).toBe(false);
-    expect(accepts(JobInput, { ...minimal, services: [{ colour: "red" }] })).toBe(false);
+    expect(accepts(JobInputJson, { ...minimal, colour: "red" })).toBe(false);
+    expect(accepts(JobInputJson, { ...minimal, services: [{ colour: "red" }] })).toBe(false);
   });
 
   it("accepts a tag key with a line break (additionalProperties, not a \"^(.*)$\" pattern)", () => {
-    expect(accepts(JobInput, { ...minimal, tags: { "a\nb": "x" } })).toBe(true);
-    expect(accepts(JobInput, JSON.parse('{"jobId":"j","startDateTime":"2025-12-02T10:00:00Z","tags":{"__proto__":"x"}}'))).toBe(true);
+    expect(accepts(JobInputJson, { ...minimal, tags: { "a\nb": "x" } })).toBe(true);
+    expect(accepts(JobInputJson, JSON.parse('{"jobId":"j","startDateTime":"2025-12-02T10:00:00Z","tags":{"__proto__":"x"}}'))).toBe(true);
   });
 
   it("accepts enum names and unknown numbers, not other strings", () => {
-    expect(accepts(JobInput, { ...minimal, state: "active", cloud: 9 })).toBe(true);
-    expect(accepts(JobInput, { ...minimal, state: "ACTIVE" })).toBe(false);
+    expect(accepts(JobInputJson, { ...minimal, state: "active", cloud: 9 })).toBe(true);
+    expect(accepts(JobInputJson, { ...minimal, state: "ACTIVE" })).toBe(false);
   });
 
   it("does not coerce: a number is not an int64 string, a string is not a uint32", () => {
-    expect(accepts(JobInput, { ...minimal, currentHash: 1 })).toBe(false);
-    expect(accepts(JobInput, { ...minimal, norskCpuList: ["1"] })).toBe(false);
+    expect(accepts(JobInputJson, { ...minimal, currentHash: 1 })).toBe(false);
+    expect(accepts(JobInputJson, { ...minimal, norskCpuList: ["1"] })).toBe(false);
   });
 });
 
 describe("JobPatch (merge patch body)", () => {
   it("accepts an empty patch and nulls everywhere RFC 7396 allows them", () => {
-    expect(accepts(JobPatch, {})).toBe(true);
-    expect(accepts(JobPatch, { jobId: null, startDateTime: null, launchConfigJson: null, tags: { env: null, team: "media" } })).toBe(true);
-    expect(accepts(JobPatch, { autoPlacement: { requirements: { requiredCores: null, priorityBand: "gold" } } })).toBe(true);
-    expect(accepts(JobPatch, { norskServiceParameters: { sharedMemorySize: null } })).toBe(true);
+    expect(accepts(JobPatchJson, {})).toBe(true);
+    expect(accepts(JobPatchJson, { jobId: null, startDateTime: null, launchConfigJson: null, tags: { env: null, team: "media" } })).toBe(true);
+    expect(accepts(JobPatchJson, { autoPlacement: { requirements: { requiredCores: null, priorityBand: "gold" } } })).toBe(true);
+    expect(accepts(JobPatchJson, { norskServiceParameters: { sharedMemorySize: null } })).toBe(true);
   });
 
   it("replaces arrays whole: their elements are full values, never null", () => {
-    expect(accepts(JobPatch, { services: [{ name: "a" }] })).toBe(true);
-    expect(accepts(JobPatch, { services: [null] })).toBe(false);
-    expect(accepts(JobPatch, { volumes: null })).toBe(true);
+    expect(accepts(JobPatchJson, { services: [{ name: "a" }] })).toBe(true);
+    expect(accepts(JobPatchJson, { services: [null] })).toBe(false);
+    expect(accepts(JobPatchJson, { volumes: null })).toBe(true);
   });
 
   it("rejects unknown properties", () => {
-    expect(accepts(JobPatch, { colour: "red" })).toBe(false);
-    expect(accepts(JobPatch, { autoPlacement: { colour: "red" } })).toBe(false);
+    expect(accepts(JobPatchJson, { colour: "red" })).toBe(false);
+    expect(accepts(JobPatchJson, { autoPlacement: { colour: "red" } })).toBe(false);
   });
 });
 

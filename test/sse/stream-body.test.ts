@@ -8,7 +8,7 @@ import { Socket } from "node:net";
 import { create, toBinary } from "@bufbuild/protobuf";
 import { afterEach, describe, expect, it } from "vitest";
 import { EventStreamEventSchema } from "../../src/gen/norsk/api/manager_pb.js";
-import type { ProblemBody } from "../../src/http/problem.js";
+import type { ProblemJson } from "../../schemas/common.js";
 import { EventDecoder } from "../../src/sse/decoder.js";
 import { formatError, formatEvent } from "../../src/sse/frames.js";
 import { SlowClientError, StreamBody } from "../../src/sse/stream-body.js";
@@ -33,7 +33,7 @@ function messageOfFrameSize(size: number, id: number): { bytes: Buffer; frame: s
   return { bytes, frame };
 }
 
-const problemOf = (error: unknown): ProblemBody => ({
+const problemOf = (error: unknown): ProblemJson => ({
   type: "about:blank",
   title: "Too Many Requests",
   status: 429,

@@ -6,7 +6,7 @@ import { Socket } from "node:net";
 import { describe, expect, it } from "vitest";
 import { Code, GrpcError } from "../../src/grpc/errors.js";
 import { ProblemError } from "../../src/http/problem.js";
-import type { ProblemBody } from "../../src/http/problem.js";
+import type { ProblemJson } from "../../schemas/common.js";
 import { StreamBody } from "../../src/sse/stream-body.js";
 import type { OpenBytesStream } from "../../src/grpc/client.js";
 
@@ -18,7 +18,7 @@ function bodyWith(open: OpenBytesStream, startTimeoutMs = 20): StreamBody {
     open,
     decode: () => undefined,
     startTimeoutMs,
-    problemOf: (): ProblemBody => ({ type: "about:blank", title: "Error", status: 500, detail: "", instance: "/", requestId: "r" }),
+    problemOf: (): ProblemJson => ({ type: "about:blank", title: "Error", status: 500, detail: "", instance: "/", requestId: "r" }),
     response: new ServerResponse(new IncomingMessage(new Socket())),
   });
 }
