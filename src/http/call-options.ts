@@ -129,3 +129,29 @@ export function callOptionsFor(request: FastifyRequest, reply: FastifyReply, req
     grpcTimeoutMs,
   });
 }
+
+/** What a route plugin that calls the Manager is given, whatever its client. */
+export interface CallingRouteOptions<C> {
+  readonly client: C;
+  /** Deadline of each gRPC call, in ms; a Grpc-Timeout header may shorten it. */
+  readonly requestTimeoutMs: number;
+}
+
+/**
+ * The base of a plugin's handlers that call the Manager: the client, and each request's call
+ * options under the plugin's request timeout.
+ */
+export abstract class CallingHandlers<C> {
+  protected readonly client: C;
+  readonly #requestTimeoutMs: number;
+
+  constructor(options: CallingRouteOptions<C>) {
+    this.client = options.client;
+    this.#requestTimeoutMs = options.requestTimeoutMs;
+  }
+
+  /** callOptionsFor under this plugin's request timeout; throws the 400 for unusable headers. */
+  protected callOptions(request: FastifyRequest, reply: FastifyReply): CallOptions {
+    return callOptionsFor(request, reply, this.#requestTimeoutMs);
+  }
+}

@@ -102,28 +102,8 @@ export class Store {
 
   /** Opens (creating if needed) the store of `dataDir`; `":memory:"` keeps nothing. */
   constructor(dataDir: string) {
-    let file = IN_MEMORY;
-    if (dataDir !== IN_MEMORY) {
-      mkdirSync(dataDir, { recursive: true });
-      file = join(dataDir, "manager.sqlite");
-    }
-    const db = new Database(file);
+    const db = openDatabase(dataDir);
     this.#db = db;
-    try {
-      db.pragma("journal_mode = WAL");
-      db.pragma("synchronous = NORMAL");
-      db.pragma("foreign_keys = OFF");
-      const version = db.pragma("user_version", { simple: true }) as number;
-      if (version > SCHEMA_VERSION) {
-        throw new Error(`${file} has schema version ${version}; this build knows up to ${SCHEMA_VERSION}`);
-      }
-      db.exec(SCHEMA);
-      db.pragma(`user_version = ${SCHEMA_VERSION}`);
-    } catch (error) {
-      db.close();
-      throw error;
-    }
-
     this.#begin = db.prepare("BEGIN");
     this.#commit = db.prepare("COMMIT");
     this.#rollback = db.prepare("ROLLBACK");
@@ -355,4 +335,29 @@ function toInstance(raw: RawInstance): InstanceRow {
 
 function toNode(raw: RawNode): NodeRow {
   return { id: raw.id, kind: raw.kind, record: raw.record, daemonVersion: raw.daemon_version };
+}
+
+/** The SQLite database of `dataDir` (created, or migrated to SCHEMA_VERSION); refuses a newer one. */
+function openDatabase(dataDir: string): Database.Database {
+  let file = IN_MEMORY;
+  if (dataDir !== IN_MEMORY) {
+    mkdirSync(dataDir, { recursive: true });
+    file = join(dataDir, "manager.sqlite");
+  }
+  const db = new Database(file);
+  try {
+    db.pragma("journal_mode = WAL");
+    db.pragma("synchronous = NORMAL");
+    db.pragma("foreign_keys = OFF");
+    const version = db.pragma("user_version", { simple: true }) as number;
+    if (version > SCHEMA_VERSION) {
+      throw new Error(`${file} has schema version ${version}; this build knows up to ${SCHEMA_VERSION}`);
+    }
+    db.exec(SCHEMA);
+    db.pragma(`user_version = ${SCHEMA_VERSION}`);
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+  return db;
 }

@@ -6,6 +6,7 @@ import { JobSchema } from "../gen/norsk/api/manager_pb.js";
 import { readWithRetry } from "../grpc/dropped.js";
 import { Code, GrpcError } from "../grpc/errors.js";
 import type { CallOptions, Client } from "../grpc/types.js";
+import type { CallingRouteOptions } from "../http/call-options.js";
 import { invalidArgument, notFound, preconditionFailed } from "../http/problem.js";
 import type { ProblemError } from "../http/problem.js";
 import type { IfMatch } from "../http/preconditions.js";
@@ -13,10 +14,7 @@ import type { IfMatch } from "../http/preconditions.js";
 export type ManagerClient = Client<typeof Manager>;
 
 /** The options of every route plugin that calls the Manager (jobs, instances, nodes, search). */
-export interface ManagerRouteOptions {
-  readonly client: ManagerClient;
-  /** Deadline of each gRPC call, in ms; a Grpc-Timeout header may shorten it. */
-  readonly requestTimeoutMs: number;
+export interface ManagerRouteOptions extends CallingRouteOptions<ManagerClient> {
   /** Job writes (routes/jobs.ts): attempts of a PATCH whose test-and-set loses to a concurrent change. Default: 3. */
   readonly patchAttempts?: number | undefined;
   /** Job writes: writes of one job that may wait behind the running one (job-write-queue.ts); one more is a 429. Default: 100. */

@@ -6,7 +6,7 @@ import { RunningJobSchema } from "../gen/norsk/api/manager_pb.js";
 import { messageToJson } from "../json/index.js";
 import { InstancesJson, JobIdParams, RunningJobJson } from "../../schemas/job.js";
 import { InstanceParams, StartInstanceJson, StopInstanceQuery } from "../../schemas/instance.js";
-import { callOptionsFor } from "../http/call-options.js";
+import { CallingHandlers } from "../http/call-options.js";
 import { noSuchJob, requireJob } from "../operations/job-access.js";
 import type { ManagerClient, ManagerRouteOptions } from "../operations/job-access.js";
 import { emptyResponse, errorResponses, jsonResponse } from "../http/responses.js";
@@ -75,25 +75,18 @@ export const jobInstanceRoutes: FastifyPluginCallbackTypebox<ManagerRouteOptions
 };
 
 /** The handlers, one per operation and named after it. */
-class InstanceHandlers {
-  readonly #client: ManagerClient;
-  readonly #timeoutMs: number;
-
-  constructor(options: ManagerRouteOptions) {
-    this.#client = options.client;
-    this.#timeoutMs = options.requestTimeoutMs;
-  }
+class InstanceHandlers extends CallingHandlers<ManagerClient> {
 
   readonly listJobInstances: RouteHandler<typeof LIST_JOB_INSTANCES_SCHEMA> = async (request, reply) => {
-    const current = await requireJob(this.#client, request.params.jobId, callOptionsFor(request, reply, this.#timeoutMs));
+    const current = await requireJob(this.client, request.params.jobId, this.callOptions(request, reply));
     return { instances: current.instances.map((instance) => messageToJson(RunningJobSchema, instance)) };
   };
 
   readonly startJob: RouteHandler<typeof START_JOB_SCHEMA> = async (request, reply) => {
     const { jobId } = request.params;
     const { role, nodeId } = request.body;
-    await this.#client
-      .startJob({ jobId: { jobId }, role, nodeId: { nodeId } }, callOptionsFor(request, reply, this.#timeoutMs))
+    await this.client
+      .startJob({ jobId: { jobId }, role, nodeId: { nodeId } }, this.callOptions(request, reply))
       .catch(notFoundAs(noSuchJob(jobId)));
     const instance = create(RunningJobSchema, { jobKey: { jobId: { jobId }, role }, nodeId: { nodeId } });
     return reply
@@ -104,8 +97,8 @@ class InstanceHandlers {
 
   readonly stopJob: RouteHandler<typeof STOP_JOB_SCHEMA> = async (request, reply) => {
     const { jobId, role } = request.params;
-    await this.#client
-      .stopJob({ jobId: { jobId }, role, nodeId: { nodeId: request.query.nodeId } }, callOptionsFor(request, reply, this.#timeoutMs))
+    await this.client
+      .stopJob({ jobId: { jobId }, role, nodeId: { nodeId: request.query.nodeId } }, this.callOptions(request, reply))
       .catch(notFoundAs(`job ${JSON.stringify(jobId)} has no instance ${JSON.stringify(role)} on that node`));
     return reply.code(204).send(null);
   };

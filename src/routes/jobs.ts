@@ -9,7 +9,7 @@ import type { Job } from "../gen/norsk/api/manager_pb.js";
 import { jobFromJson, jobToJson } from "../json/index.js";
 import { JobJson, JobIdParams, JobInputJson, JobPatchJson } from "../../schemas/job.js";
 import { invalidArgument, notFoundAs, preconditionFailed } from "../http/problem.js";
-import { callOptionsFor } from "../http/call-options.js";
+import { CallingHandlers } from "../http/call-options.js";
 import { expectedHash, noSuchJob, requireJob, writeJob } from "../operations/job-access.js";
 import type { ManagerClient, ManagerRouteOptions } from "../operations/job-access.js";
 import { DIFFERENT_JOB, createOrRecognise } from "../operations/job-create.js";
@@ -166,15 +166,12 @@ function sendJob(reply: FastifyReply, job: Job, status = 200): FastifyReply {
 }
 
 /** The handlers, one per operation and named after it, sharing the plugin's client and write queue. */
-class JobHandlers {
-  readonly #client: ManagerClient;
-  readonly #timeoutMs: number;
+class JobHandlers extends CallingHandlers<ManagerClient> {
   readonly #patchAttempts: number;
   readonly #writes: JobWriteQueue;
 
   constructor(options: ManagerRouteOptions) {
-    this.#client = options.client;
-    this.#timeoutMs = options.requestTimeoutMs;
+    super(options);
     this.#patchAttempts = options.patchAttempts ?? 3;
     this.#writes = new JobWriteQueue({ maxWaiting: options.maxWaitingWrites });
   }
@@ -182,13 +179,13 @@ class JobHandlers {
   readonly createJob: RouteHandler<typeof CREATE_JOB_SCHEMA> = async (request, reply) => {
     const job = jobFromJson(request.body);
     refuseDeletingTag(job.tags);
-    const { job: stored, status } = await createOrRecognise(this.#client, job, callOptionsFor(request, reply, this.#timeoutMs));
+    const { job: stored, status } = await createOrRecognise(this.client, job, this.callOptions(request, reply));
     void reply.header("location", `/v1/jobs/${encodeURIComponent(stored.jobId?.jobId ?? "")}`);
     return sendJob(reply, stored, status);
   };
 
   readonly jobById: RouteHandler<typeof JOB_BY_ID_SCHEMA> = async (request, reply) => {
-    const { job } = await requireJob(this.#client, request.params.jobId, callOptionsFor(request, reply, this.#timeoutMs));
+    const { job } = await requireJob(this.client, request.params.jobId, this.callOptions(request, reply));
     if (noneMatch(request.headers["if-none-match"], job.currentHash)) {
       return reply.code(304).header("etag", etagOf(job.currentHash)).send(null);
     }
@@ -206,8 +203,8 @@ class JobHandlers {
     refuseWeak(ifMatch);
     const expected = expectedHash(ifMatch, job.currentHash);
     const clientAsked = ifMatch.kind !== "none" || job.currentHash !== 0n;
-    const options = callOptionsFor(request, reply, this.#timeoutMs);
-    job.currentHash = await this.#writes.run(jobId, options, () => writeJob(this.#client, job, expected, clientAsked, options));
+    const options = this.callOptions(request, reply);
+    job.currentHash = await this.#writes.run(jobId, options, () => writeJob(this.client, job, expected, clientAsked, options));
     return sendJob(reply, job);
   };
 
@@ -217,9 +214,9 @@ class JobHandlers {
     checkPatchable(patch, jobId);
     const ifMatch = parseIfMatch(request.headers["if-match"]);
     refuseWeak(ifMatch);
-    const options = callOptionsFor(request, reply, this.#timeoutMs);
+    const options = this.callOptions(request, reply);
     const patched = await this.#writes.run(jobId, options, () =>
-      patchWithRetries(this.#client, jobId, patch, ifMatch, this.#patchAttempts, options),
+      patchWithRetries(this.client, jobId, patch, ifMatch, this.#patchAttempts, options),
     );
     return sendJob(reply, patched);
   };
@@ -227,16 +224,16 @@ class JobHandlers {
   readonly deleteJob: RouteHandler<typeof DELETE_JOB_SCHEMA> = async (request, reply) => {
     const ifMatch = parseIfMatch(request.headers["if-match"]);
     refuseWeak(ifMatch);
-    const options = callOptionsFor(request, reply, this.#timeoutMs);
+    const options = this.callOptions(request, reply);
     const { jobId } = request.params;
-    await this.#writes.run(jobId, options, () => deleteAsAsked(this.#client, jobId, ifMatch, request.id, options));
+    await this.#writes.run(jobId, options, () => deleteAsAsked(this.client, jobId, ifMatch, request.id, options));
     return reply.code(204).send(null);
   };
 
   readonly completeJob: RouteHandler<typeof COMPLETE_JOB_SCHEMA> = async (request, reply) => {
-    const options = callOptionsFor(request, reply, this.#timeoutMs);
+    const options = this.callOptions(request, reply);
     const { jobId } = request.params;
-    await this.#writes.run(jobId, options, () => this.#client.completeJob({ jobId }, options).catch(notFoundAs(noSuchJob(jobId))));
+    await this.#writes.run(jobId, options, () => this.client.completeJob({ jobId }, options).catch(notFoundAs(noSuchJob(jobId))));
     return reply.code(204).send(null);
   };
 }

@@ -23,7 +23,7 @@ import {
   PhysicalNodeUpdateInputJson,
 } from "../../schemas/nodes.js";
 import { invalidArgument, notFoundAs } from "../http/problem.js";
-import { callOptionsFor } from "../http/call-options.js";
+import { CallingHandlers } from "../http/call-options.js";
 import type { ManagerClient, ManagerRouteOptions } from "../operations/job-access.js";
 import { errorResponses } from "../http/responses.js";
 import type { RouteHandler } from "../http/route-handler.js";
@@ -85,31 +85,24 @@ export const nodeRoutes: FastifyPluginCallbackTypebox<ManagerRouteOptions> = (ap
 };
 
 /** The handlers, one per operation and named after it. */
-class NodeHandlers {
-  readonly #client: ManagerClient;
-  readonly #timeoutMs: number;
-
-  constructor(options: ManagerRouteOptions) {
-    this.#client = options.client;
-    this.#timeoutMs = options.requestTimeoutMs;
-  }
+class NodeHandlers extends CallingHandlers<ManagerClient> {
 
   readonly createAwsNode: RouteHandler<typeof CREATE_AWS_NODE_SCHEMA> = async (request, reply) => {
     const node = messageFromJson(CreateAwsNodeRequestSchema, request.body);
-    await this.#client.createAwsNode(node, callOptionsFor(request, reply, this.#timeoutMs));
+    await this.client.createAwsNode(node, this.callOptions(request, reply));
     return reply.code(202).send(messageToJson(CreateAwsNodeRequestSchema, node) as unknown as AwsNodeJson);
   };
 
   readonly createOciNode: RouteHandler<typeof CREATE_OCI_NODE_SCHEMA> = async (request, reply) => {
     const node = messageFromJson(CreateOciNodeRequestSchema, request.body);
-    await this.#client.createOciNode(node, callOptionsFor(request, reply, this.#timeoutMs));
+    await this.client.createOciNode(node, this.callOptions(request, reply));
     return reply.code(202).send(messageToJson(CreateOciNodeRequestSchema, node) as unknown as OciNodeJson);
   };
 
   readonly terminateNode: RouteHandler<typeof TERMINATE_NODE_SCHEMA> = async (request, reply) => {
     const { nodeId } = request.params;
-    await this.#client
-      .terminateNode({ nodeId }, callOptionsFor(request, reply, this.#timeoutMs))
+    await this.client
+      .terminateNode({ nodeId }, this.callOptions(request, reply))
       .catch(notFoundAs(`node ${JSON.stringify(nodeId)} does not exist`));
     // No payload at all (a 202, unlike a 204, would otherwise carry "null"); the typed reply
     // insists on one, so it is widened.
@@ -124,7 +117,7 @@ class NodeHandlers {
       throw invalidArgument("id in the body differs from the path", { errors: [{ pointer: "/id", message: "must equal the id of the path" }] });
     }
     update.id = id;
-    await this.#client.updatePhysicalNode(update, callOptionsFor(request, reply, this.#timeoutMs));
+    await this.client.updatePhysicalNode(update, this.callOptions(request, reply));
     return reply.code(200).send(messageToJson(UpdatePhysicalNodeRequestSchema, update) as unknown as PhysicalNodeUpdateJson);
   };
 }

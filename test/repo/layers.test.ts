@@ -20,7 +20,7 @@ const LAYERS: Readonly<Record<string, readonly string[] | "anything">> = {
   [TOP]: "anything",
   "src/routes": ["src/http", "src/operations", "src/json", "src/grpc", "src/sse", "schemas", "src/gen"],
   "src/operations": ["src/http", "src/json", "src/grpc", "src/lexical", "schemas", "src/gen"],
-  "src/sse": ["src/http", "src/json", "src/grpc"],
+  "src/sse": ["src/http", "src/json", "src/grpc", "schemas"],
   "src/server": ["src/http"],
   "src/openapi": ["schemas", "src/http", "src/json"],
   "src/http": ["src/grpc", "src/json", "src/lexical", "schemas"],

@@ -8,19 +8,19 @@ import { EnvironmentVariableJson, PortMappingJson, ServiceJson, ServiceParameter
 import { properties } from "../helpers/schema-walk.js";
 
 const NAMED: Record<string, TSchema> = {
-  JobJson,
-  JobInputJson,
-  JobPatchJson,
-  JobListJson,
-  InstancesJson,
-  CurrentJobJson,
-  RunningJobJson,
-  ServiceJson,
-  ServiceParametersJson,
-  PortMappingJson,
-  EnvironmentVariableJson,
-  VolumeMountJson,
-  ProblemJson,
+  Job: JobJson,
+  JobInput: JobInputJson,
+  JobPatch: JobPatchJson,
+  JobList: JobListJson,
+  Instances: InstancesJson,
+  CurrentJob: CurrentJobJson,
+  RunningJob: RunningJobJson,
+  Service: ServiceJson,
+  ServiceParameters: ServiceParametersJson,
+  PortMapping: PortMappingJson,
+  EnvironmentVariable: EnvironmentVariableJson,
+  VolumeMount: VolumeMountJson,
+  Problem: ProblemJson,
   JobSearchQuery,
 };
 

@@ -75,12 +75,12 @@ describe("node and event schemas match the mirror", () => {
 });
 
 const NAMED: Record<string, TSchema> = {
-  AwsNodeJson,
-  AwsNodeInputJson,
-  OciNodeJson,
-  OciNodeInputJson,
-  PhysicalNodeUpdateJson,
-  PhysicalNodeUpdateInputJson,
+  AwsNode: AwsNodeJson,
+  AwsNodeInput: AwsNodeInputJson,
+  OciNode: OciNodeJson,
+  OciNodeInput: OciNodeInputJson,
+  PhysicalNodeUpdate: PhysicalNodeUpdateJson,
+  PhysicalNodeUpdateInput: PhysicalNodeUpdateInputJson,
   EventStreamQuery,
   EventLine,
   StatusLine,
