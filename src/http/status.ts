@@ -5,7 +5,6 @@
 // responses (routes name failures, never statuses: src/http/responses.ts) and the problem
 // examples of the document (src/openapi/finish.ts). Changing a mapping is one line here.
 import { status as Code } from "@grpc/grpc-js";
-import type { Static } from "@sinclair/typebox";
 import type { ProblemItemJson } from "../../schemas/common.js";
 
 /** A gRPC status name as gRPC spells it ("NOT_FOUND"): the problem's `code`. */
@@ -26,7 +25,7 @@ interface FailureRow {
   /** 5xx only: the detail every problem of the status says (a 5xx never carries internals). */
   readonly generic?: string;
   /** The problem example of the status in the document; a 5xx's detail is its generic one. */
-  readonly example?: { readonly detail?: string; readonly errors?: readonly Static<typeof ProblemItemJson>[] };
+  readonly example?: { readonly detail?: string; readonly errors?: readonly ProblemItemJson[] };
 }
 
 const INTERNAL_DETAIL = "internal error; the request id identifies it in the gateway's log";
@@ -203,7 +202,7 @@ export interface ProblemSample {
   readonly status: number;
   readonly code?: CodeName;
   readonly detail: string;
-  readonly errors?: readonly Static<typeof ProblemItemJson>[];
+  readonly errors?: readonly ProblemItemJson[];
 }
 
 /** The table's example problem of `status`, if it has one. */
@@ -217,7 +216,7 @@ export function problemSample(status: number): ProblemSample | undefined {
 /** The example of the `default` response (any error a route does not list): a Manager's 429. */
 export const OTHER_FAILURE_SAMPLE: ProblemSample = sample("RESOURCE_EXHAUSTED", "too many requests");
 
-function sample(failure: Failure, detail: string, errors?: readonly Static<typeof ProblemItemJson>[]): ProblemSample {
+function sample(failure: Failure, detail: string, errors?: readonly ProblemItemJson[]): ProblemSample {
   const code = problemCodeOf(failure);
   return { status: statusOf(failure), ...(code === undefined ? {} : { code }), detail, ...(errors === undefined ? {} : { errors }) };
 }
