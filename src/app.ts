@@ -13,6 +13,7 @@ import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { ManagerConnection } from "./grpc/manager-connection.js";
 import { PROBLEM_CONTENT_TYPE, invalidArgument, problem, toProblem } from "./http/problem.js";
 import { requestIdOf } from "./http/request-id.js";
+import { bodilessAnswers } from "./http/bodiless.js";
 import { clientErrorHandler, expectationHandler, frameworkErrorHandler } from "./http/unrouted.js";
 import { parseJsonBody } from "./json/body.js";
 import { serializerOptions, validatorCompiler } from "./http/validation.js";
@@ -120,7 +121,7 @@ function addBodyParsers(app: GatewayApp): void {
   });
 }
 
-/** The request-id echo, the Host and cross-site checks, and every error answered as a problem. */
+/** The request-id echo, the Host and cross-site checks, bodiless answers without content, and every error answered as a problem. */
 function addHooksAndErrorHandlers(app: GatewayApp, options: AppOptions): void {
   app.addHook("onRequest", (request, reply, done) => {
     void reply.header("x-request-id", request.id);
@@ -133,6 +134,8 @@ function addHooksAndErrorHandlers(app: GatewayApp, options: AppOptions): void {
   });
   // Before anything is read or written (src/server/cross-site.ts).
   app.addHook("onRequest", crossSiteGuard(options.crossSite ?? {}));
+  // 204 and 304 answers carry no content, nor headers that describe any (src/http/bodiless.ts).
+  app.addHook("onSend", bodilessAnswers);
 
   app.setErrorHandler((error, request, reply) => {
     const answer = toProblem(error, request);
