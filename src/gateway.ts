@@ -7,7 +7,7 @@ import { buildApp } from "./app.js";
 import type { AppOptions } from "./app.js";
 import { connectManager } from "./grpc/manager-connection.js";
 import type { ManagerConnection } from "./grpc/manager-connection.js";
-import { startManager } from "./manager/index.js";
+import type { RunningManager } from "./manager/index.js";
 import { defaultAllowedHosts } from "./server/cross-site.js";
 import { gracefulClose } from "./server/shutdown.js";
 
@@ -25,8 +25,7 @@ export interface Gateway {
 }
 
 export async function startGateway(config: Config, logger: AppOptions["logger"] = false): Promise<Gateway> {
-  const embedded =
-    config.manager === undefined ? await startManager({ port: 0, host: "127.0.0.1", dataDir: config.dataDir }) : undefined;
+  const embedded = config.manager === undefined ? await startEmbeddedManager(config.dataDir) : undefined;
   const address = config.manager ?? embedded?.address ?? "";
   const connection = connectManager(address, config.requestTimeoutMs);
   const managerLabel = embedded === undefined ? address : "embedded";
@@ -58,6 +57,32 @@ export async function startGateway(config: Config, logger: AppOptions["logger"] 
     await embedded?.close();
     throw error;
   }
+}
+
+/**
+ * The embedded reference Manager on a loopback port. It is imported only here, when it is
+ * used: it stores jobs with better-sqlite3, an optional dependency that a gateway pointed at a
+ * Manager (--manager) does without, and whose absence is then explained in one line.
+ */
+async function startEmbeddedManager(dataDir: string): Promise<RunningManager> {
+  try {
+    const { startManager } = await import("./manager/index.js");
+    return await startManager({ port: 0, host: "127.0.0.1", dataDir });
+  } catch (error) {
+    if (!isMissingPackage(error, "better-sqlite3")) throw error;
+    throw new Error(
+      "the embedded reference Manager needs better-sqlite3, which is not installed: install it (npm install better-sqlite3), or give a Manager's address with --manager host:port",
+    );
+  }
+}
+
+function isMissingPackage(error: unknown, name: string): boolean {
+  return (
+    error instanceof Error &&
+    "code" in error &&
+    error.code === "ERR_MODULE_NOT_FOUND" &&
+    error.message.includes(`'${name}'`)
+  );
 }
 
 /** What buildApp needs, from the configuration. */

@@ -1,3 +1,4 @@
+#!/usr/bin/env node
 // Runs the reference Manager alone: `npm run manager -- --port 6790 --data-dir ./data`, or
 // `node dist/src/manager/main.js` after `npm run build`. Exit codes: 0 after a clean
 // shutdown (SIGINT, SIGTERM), 1 when start-up fails, 2 for a bad command line.

@@ -14,9 +14,13 @@ export interface StartedCommand {
   stop(): Promise<number | null>;
 }
 
-export async function startCommand(args: readonly string[] = []): Promise<StartedCommand> {
+/**
+ * Starts `entry` (default: the build in this checkout, dist/src/main.js) with `node`, on port 0
+ * with a data directory of its own, and resolves once it prints its listening line.
+ */
+export async function startCommand(args: readonly string[] = [], entry = "dist/src/main.js"): Promise<StartedCommand> {
   const dataDir = await mkdtemp(join(tmpdir(), "gateway-e2e-"));
-  const child = spawn(process.execPath, ["dist/src/main.js", "--port", "0", "--data-dir", dataDir, ...args], {
+  const child = spawn(process.execPath, [entry, "--port", "0", "--data-dir", dataDir, ...args], {
     stdio: ["ignore", "pipe", "pipe"],
   });
   const lines: string[] = [];

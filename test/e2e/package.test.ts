@@ -1,0 +1,85 @@
+// The packed artifact, as an operator installs it: `npm pack` gives a tarball with dist/, which
+// installs into an empty folder with `npm install --omit=dev --omit=optional` (no compiler, no
+// better-sqlite3) and runs as `norsk-manager-gateway` in front of a Manager. Packages come from
+// npm's cache, filled by the `npm ci` that installed this checkout.
+import { execFile } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { IN_MEMORY, startManager } from "../../src/manager/index.js";
+import type { RunningManager } from "../../src/manager/index.js";
+import { startCommand } from "../helpers/command.js";
+
+const run = promisify(execFile);
+const NPM = process.platform === "win32" ? "npm.cmd" : "npm";
+
+let folder: string;
+let manager: RunningManager;
+let bin: string;
+let packed: readonly string[];
+
+beforeAll(async () => {
+  folder = await mkdtemp(join(tmpdir(), "gateway-pack-"));
+  // dist/ is built by the test run's global setup; --ignore-scripts keeps `prepare` from
+  // rebuilding it under the other tests' feet.
+  const { stdout } = await run(NPM, ["pack", "--ignore-scripts", "--json", "--pack-destination", folder]);
+  const [result] = JSON.parse(stdout) as [{ filename: string; files: { path: string }[] }];
+  packed = result.files.map((file) => file.path);
+  await writeFile(join(folder, "package.json"), JSON.stringify({ name: "operator", private: true }));
+  await run(NPM, ["install", "--omit=dev", "--omit=optional", "--prefer-offline", "--no-audit", "--no-fund", `./${result.filename}`], { cwd: folder });
+  bin = join(folder, "node_modules", "norsk-manager-gateway", "dist", "src", "main.js");
+  manager = await startManager({ port: 0, dataDir: IN_MEMORY });
+}, 180_000);
+
+afterAll(async () => {
+  await manager.close();
+  await rm(folder, { recursive: true, force: true });
+});
+
+describe("the packed gateway", () => {
+  it("holds the build and the README, and neither sources nor tests", () => {
+    expect(packed).toContain("dist/src/main.js");
+    expect(packed).toContain("dist/src/manager/main.js");
+    expect(packed).toContain("README.md");
+    expect(packed.filter((path) => /^(src|test|bench|scripts)\//.test(path) || path.endsWith(".ts"))).toEqual([]);
+  });
+
+  it("installs without dev dependencies or better-sqlite3, and links its command", async () => {
+    expect(existsSync(join(folder, "node_modules", "typescript"))).toBe(false);
+    expect(existsSync(join(folder, "node_modules", "better-sqlite3"))).toBe(false);
+    expect(existsSync(join(folder, "node_modules", ".bin", "norsk-manager-gateway"))).toBe(true);
+    const manifest = JSON.parse(await readFile(join(folder, "node_modules", "norsk-manager-gateway", "package.json"), "utf8")) as { bin: Record<string, string> };
+    expect(manifest.bin["norsk-manager-gateway"]).toBe("dist/src/main.js");
+  });
+
+  it("serves jobs in front of a Manager", async () => {
+    const gateway = await startCommand(["--manager", manager.address], bin);
+    try {
+      expect((await fetch(`${gateway.url}/readyz`)).status).toBe(200);
+      const created = await fetch(`${gateway.url}/v1/jobs`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ jobId: "packed-1", startDateTime: "2026-12-24T18:00:00.123456789Z" }),
+      });
+      expect(created.status).toBe(201);
+      const read = await fetch(`${gateway.url}/v1/jobs/packed-1`);
+      expect(await read.json()).toMatchObject({ jobId: "packed-1", startDateTime: "2026-12-24T18:00:00.123456789Z" });
+    } finally {
+      expect(await gateway.stop()).toBe(0);
+    }
+  });
+
+  it("without better-sqlite3, refuses to start the embedded Manager with one line saying what to do", async () => {
+    const failed = await run(process.execPath, [bin, "--port", "0"], { cwd: folder }).then(
+      () => undefined,
+      (error: unknown) => error as { code: number; stderr: string },
+    );
+    expect(failed?.code).toBe(1);
+    expect(failed?.stderr.trim()).toBe(
+      "norsk-manager-gateway: the embedded reference Manager needs better-sqlite3, which is not installed: install it (npm install better-sqlite3), or give a Manager's address with --manager host:port",
+    );
+  });
+});
