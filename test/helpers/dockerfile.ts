@@ -89,8 +89,11 @@ export function stage(stages: readonly Stage[], name: string): Stage {
 /** The configuration of the image built with --target `name`. */
 export function imageConfig(stages: readonly Stage[], name: string): ImageConfig {
   const chain: Stage[] = [];
-  for (let current: Stage | undefined = stage(stages, name); current !== undefined; current = stages.find((s) => s.name === current?.from)) {
+  let current: Stage | undefined = stage(stages, name);
+  while (current !== undefined) {
     chain.unshift(current);
+    const from: string = current.from;
+    current = stages.find((s) => s.name === from);
   }
   const config = { env: {} as Record<string, string>, user: undefined as string | undefined, workdir: undefined as string | undefined, expose: [] as string[], volumes: [] as string[], entrypoint: [] as string[], cmd: [] as string[], healthcheck: undefined as Healthcheck | undefined };
   for (const { keyword, args } of chain.flatMap((s) => s.instructions)) {
