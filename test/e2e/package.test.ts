@@ -4,7 +4,7 @@
 // npm's cache, filled by the `npm ci` that installed this checkout.
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -12,9 +12,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { IN_MEMORY, startManager } from "../../src/manager/index.js";
 import type { RunningManager } from "../../src/manager/index.js";
 import { startCommand } from "../helpers/command.js";
+import { installPacked, pack } from "../helpers/packed.js";
 
 const run = promisify(execFile);
-const NPM = process.platform === "win32" ? "npm.cmd" : "npm";
 
 let folder: string;
 let manager: RunningManager;
@@ -23,13 +23,9 @@ let packed: readonly string[];
 
 beforeAll(async () => {
   folder = await mkdtemp(join(tmpdir(), "gateway-pack-"));
-  // dist/ is built by the test run's global setup; --ignore-scripts keeps `prepare` from
-  // rebuilding it under the other tests' feet.
-  const { stdout } = await run(NPM, ["pack", "--ignore-scripts", "--json", "--pack-destination", folder]);
-  const [result] = JSON.parse(stdout) as [{ filename: string; files: { path: string }[] }];
-  packed = result.files.map((file) => file.path);
-  await writeFile(join(folder, "package.json"), JSON.stringify({ name: "operator", private: true }));
-  await run(NPM, ["install", "--omit=dev", "--omit=optional", "--prefer-offline", "--no-audit", "--no-fund", `./${result.filename}`], { cwd: folder });
+  const { tarball, files } = await pack(folder);
+  packed = files;
+  await installPacked(folder, tarball, ["--omit=dev", "--omit=optional"]);
   bin = join(folder, "node_modules", "norsk-manager-gateway", "dist", "src", "main.js");
   manager = await startManager({ port: 0, dataDir: IN_MEMORY });
 }, 180_000);

@@ -1,4 +1,5 @@
-// Starts the built gateway command as a child process on port 0 and reads its start-up line.
+// Starts the built gateway command (or another server command) as a child process and reads
+// its start-up line.
 import { spawn } from "node:child_process";
 import type { ChildProcess } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
@@ -21,16 +22,35 @@ export interface StartedCommand {
  */
 export async function startCommand(args: readonly string[] = [], entry = "dist/src/main.js", env: NodeJS.ProcessEnv = {}): Promise<StartedCommand> {
   const dataDir = await mkdtemp(join(tmpdir(), "gateway-e2e-"));
-  const child = spawn(process.execPath, [entry, "--port", "0", "--data-dir", dataDir, ...args], {
-    stdio: ["ignore", "pipe", "pipe"],
-    env: { ...process.env, ...env },
-  });
+  const started = await startProcess([process.execPath, entry, "--port", "0", "--data-dir", dataDir, ...args], { env: { ...process.env, ...env } });
+  return { ...started, stop: async () => {
+    const code = await started.stop();
+    await rm(dataDir, { recursive: true, force: true });
+    return code;
+  } };
+}
+
+export interface ProcessOptions {
+  readonly env?: NodeJS.ProcessEnv;
+  readonly cwd?: string;
+  /** The start-up line; its first group is the command's `url`. Default: `listening on http://...`. */
+  readonly listening?: RegExp;
+}
+
+/**
+ * Runs `argv` (with `env` and `cwd` when given, else this process's) and resolves once it prints
+ * its start-up line.
+ */
+export async function startProcess(argv: readonly string[], options: ProcessOptions = {}): Promise<StartedCommand> {
+  const [file = "", ...args] = argv;
+  const { listening = /listening on (http:\/\/[^\s]+)/, ...spawnOptions } = options;
+  const child = spawn(file, args, { stdio: ["ignore", "pipe", "pipe"], ...spawnOptions });
   const lines: string[] = [];
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => { reject(new Error(`no start-up line:\n${lines.join("\n")}`)); }, 20_000);
     const onLine = (line: string): void => {
       lines.push(line);
-      const match = /listening on (http:\/\/[^\s]+)/.exec(line);
+      const match = listening.exec(line);
       if (match?.[1] !== undefined) {
         clearTimeout(timer);
         resolve(match[1]);
@@ -50,9 +70,7 @@ export async function startCommand(args: readonly string[] = [], entry = "dist/s
     lines,
     stop: async () => {
       if (child.exitCode === null) child.kill("SIGTERM");
-      const code = await exited;
-      await rm(dataDir, { recursive: true, force: true });
-      return code;
+      return exited;
     },
   };
 }

@@ -1,0 +1,90 @@
+# Container images of the gateway (README, "Deploying"). Two targets:
+#   docker build --target gateway -t norsk-manager-gateway .
+#       the gateway alone, in front of a Manager (MANAGER_ADDRESS); no better-sqlite3, no compiler.
+#   docker build --target reference-manager -t norsk-reference-manager .
+#       the reference Manager (gRPC on 6790, SQLite under /data), with better-sqlite3.
+# Both install the tarball that `npm pack` makes, as an operator would, with `npm install
+# --omit=dev`; the runtime stages get only the installed package and its production
+# dependencies, on the slim image, as a user without privileges.
+# test/deploy/dockerfile.test.ts runs these steps outside a container, reading this file.
+
+# Node 24, the active LTS (the suite runs on 20 and 24). The full image has python3, make and
+# g++ for the one native module (better-sqlite3), when no prebuilt binary can be fetched.
+ARG NODE_IMAGE=node:24-bookworm
+ARG NODE_SLIM_IMAGE=node:24-bookworm-slim
+
+# Build: the lockfile's exact dependencies, the TypeScript build, and the installable tarball.
+FROM ${NODE_IMAGE} AS build
+WORKDIR /src
+COPY package.json package-lock.json ./
+# No install scripts: the build needs only tsc, and `prepare` would build before the sources are here.
+RUN npm ci --ignore-scripts --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json README.md openapi.yaml ./
+COPY src src
+COPY schemas schemas
+RUN npm run build \
+ && mkdir /artifact \
+ && npm pack --ignore-scripts --pack-destination /artifact \
+ && mv /artifact/norsk-manager-gateway-*.tgz /artifact/norsk-manager-gateway.tgz
+
+# Install: the tarball into /app with its production dependencies; the optional better-sqlite3
+# only where the embedded Manager runs. node-gyp builds against this image's own Node headers,
+# so a source build of better-sqlite3 needs no download; of that build only the addon is kept
+# (28 MB of sources and objects otherwise), and the image fails to build if it does not load.
+FROM ${NODE_IMAGE} AS install-gateway
+WORKDIR /app
+COPY --from=build /artifact/norsk-manager-gateway.tgz /tmp/
+RUN echo '{"name":"gateway-image","private":true}' > package.json \
+ && npm install --omit=dev --omit=optional --no-audit --no-fund /tmp/norsk-manager-gateway.tgz \
+ && rm /tmp/norsk-manager-gateway.tgz
+
+FROM ${NODE_IMAGE} AS install-reference-manager
+WORKDIR /app
+ENV npm_config_nodedir=/usr/local
+COPY --from=build /artifact/norsk-manager-gateway.tgz /tmp/
+RUN echo '{"name":"reference-manager-image","private":true}' > package.json \
+ && npm install --omit=dev --no-audit --no-fund /tmp/norsk-manager-gateway.tgz \
+ && rm /tmp/norsk-manager-gateway.tgz \
+ && cd node_modules/better-sqlite3 \
+ && mv build/Release/better_sqlite3.node /tmp/ \
+ && rm -rf build deps src \
+ && mkdir -p build/Release \
+ && mv /tmp/better_sqlite3.node build/Release/ \
+ && cd /app \
+ && node -e "new (require('better-sqlite3'))(':memory:').close()"
+
+# The image that is run: the slim base (no compiler, no npm cache), files owned by root and
+# read-only to the process, which runs as the image's unprivileged user "node" (uid 1000).
+FROM ${NODE_SLIM_IMAGE} AS runtime
+ENV NODE_ENV=production
+WORKDIR /app
+
+# The reference Manager: one replica, its SQLite database on the volume /data.
+FROM runtime AS reference-manager
+COPY --from=install-reference-manager /app /app
+RUN mkdir /data && chown node:node /data
+VOLUME ["/data"]
+USER node
+EXPOSE 6790
+# grpc.health.v1.Health/Check for the server (""), answered SERVING (field 1 = 1: bytes 08 01).
+HEALTHCHECK --interval=10s --timeout=5s --start-period=10s --retries=3 \
+  CMD ["node", "-e", "const g=require('@grpc/grpc-js');const c=new g.Client('127.0.0.1:6790',g.credentials.createInsecure());c.makeUnaryRequest('/grpc.health.v1.Health/Check',(b)=>b,(b)=>b,Buffer.alloc(0),{deadline:Date.now()+4000},(e,r)=>process.exit(!e&&r.equals(Buffer.from([8,1]))?0:1))"]
+ENTRYPOINT ["node", "/app/node_modules/norsk-manager-gateway/dist/src/manager/main.js"]
+CMD ["--host", "0.0.0.0", "--port", "6790", "--data-dir", "/data"]
+
+# The gateway (the default target): stateless, any number of replicas in front of one Manager.
+# HOST=0.0.0.0 to be reached from outside the container; any Host name is then accepted unless
+# ALLOWED_HOSTS lists the names clients use (README, "Exposing the gateway").
+FROM runtime AS gateway
+COPY --from=install-gateway /app /app
+USER node
+ENV HOST=0.0.0.0 \
+    PORT=8080
+EXPOSE 8080
+# GET /healthz on loopback, as Host "localhost" (keep it in ALLOWED_HOSTS, as the Kubernetes
+# probes need too); over HTTPS when TLS_CERT is set, its certificate not checked (nothing secret
+# is sent, and the name it was issued for is not this loopback address).
+HEALTHCHECK --interval=10s --timeout=5s --start-period=10s --retries=3 \
+  CMD ["node", "-e", "const h=process.env.TLS_CERT?require('node:https'):require('node:http');h.get({host:'127.0.0.1',port:process.env.PORT||8080,path:'/healthz',headers:{host:'localhost'},rejectUnauthorized:false,timeout:4000},(r)=>process.exit(r.statusCode===200?0:1)).on('error',()=>process.exit(1)).on('timeout',()=>process.exit(1))"]
+ENTRYPOINT ["node", "/app/node_modules/norsk-manager-gateway/dist/src/main.js"]
+CMD []
