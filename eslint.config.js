@@ -3,7 +3,7 @@ import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["dist/", "src/gen/", "node_modules/", "coverage/", "test-results/", "data/"] },
+  { ignores: ["dist/", "src/gen/", "node_modules/", "coverage/", "test-results/", "data/", "reports/", ".stryker-tmp/"] },
   js.configs.recommended,
   ...tseslint.configs.strictTypeChecked,
   {
@@ -24,7 +24,7 @@ export default tseslint.config(
     rules: { "max-lines-per-function": ["error", { max: 60, skipBlankLines: true, skipComments: true }] },
   },
   {
-    files: ["eslint.config.js"],
+    files: ["eslint.config.js", "stryker.config.mjs"],
     ...tseslint.configs.disableTypeChecked,
   },
 );
