@@ -1,23 +1,24 @@
-// The test set Stryker runs against each mutant (stryker.config.mjs): the unit tests of the
-// mutated core modules (src/json, src/lexical, the HTTP mechanics, the SSE stream body, the
-// reference Manager's store and filters). Everything here runs in-process, so Stryker's
-// per-test coverage sees it; nothing needs dist/ (no global setup), so a mutant's run
-// costs milliseconds, not the seconds of a server-starting suite.
+// The tests Stryker runs against a group's mutants (stryker.config.mjs; the groups are in
+// test/mutation/groups.json): the unit tests of the group's modules, which run in-process so
+// that Stryker's per-test coverage sees them. Nothing here needs dist/ (no global setup).
+// MUTATION_GROUP names the group; without it, the tests of every group.
+import { readFileSync } from "node:fs";
 import { defineConfig } from "vitest/config";
+
+interface Group {
+  readonly mutate: readonly string[];
+  readonly tests: readonly string[];
+}
+
+const groups = JSON.parse(readFileSync(new URL("test/mutation/groups.json", import.meta.url), "utf8")) as Record<string, Group>;
+const chosen = process.env.MUTATION_GROUP;
+const include = chosen === undefined ? Object.values(groups).flatMap((group) => group.tests) : (groups[chosen]?.tests ?? []);
+if (include.length === 0) throw new Error(`MUTATION_GROUP=${chosen ?? ""} is not a group of test/mutation/groups.json`);
 
 export default defineConfig({
   test: {
-    include: [
-      "test/json/**/*.test.ts",
-      "test/lexical/**/*.test.ts",
-      "test/http/**/*.test.ts",
-      "test/sse/**/*.test.ts",
-      "test/schemas/**/*.test.ts",
-      "test/manager/store.test.ts",
-      "test/manager/filters.test.ts",
-    ],
+    include: [...include],
     testTimeout: 20_000,
     hookTimeout: 30_000,
-    maxWorkers: 1,
   },
 });
