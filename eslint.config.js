@@ -3,7 +3,7 @@ import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["dist/", "src/gen/", "node_modules/", "coverage/", "test-results/", "data/"] },
+  { ignores: ["dist/", "src/gen/", "node_modules/", "coverage/", "test-results/", "data/", "reports/", ".stryker-tmp/"] },
   js.configs.recommended,
   ...tseslint.configs.strictTypeChecked,
   {
@@ -25,7 +25,7 @@ export default tseslint.config(
   },
   {
     // Plain JavaScript run by node alone (npm's prepare step runs before, or without, tsx).
-    files: ["eslint.config.js", "scripts/*.mjs"],
+    files: ["eslint.config.js", "scripts/*.mjs", "stryker.config.mjs"],
     ...tseslint.configs.disableTypeChecked,
     languageOptions: { ...tseslint.configs.disableTypeChecked.languageOptions, globals: { process: "readonly" } },
   },

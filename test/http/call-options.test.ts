@@ -1,5 +1,9 @@
-import { describe, expect, it } from "vitest";
-import { forwardedMetadata, metadataFaults, parseGrpcTimeout } from "../../src/http/call-options.js";
+import { IncomingMessage, ServerResponse } from "node:http";
+import { Socket } from "node:net";
+import Fastify from "fastify";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { callOptions, callOptionsFor, disconnectSignal, forwardedMetadata, metadataFaults, parseGrpcTimeout } from "../../src/http/call-options.js";
+import { ProblemError } from "../../src/http/problem.js";
 
 describe("parseGrpcTimeout", () => {
   it.each([
@@ -44,6 +48,18 @@ describe("forwardedMetadata", () => {
       tenant: "acme",
     });
   });
+
+  it("leaves out a Grpc-Metadata value that metadata cannot carry, under a key that is fine", () => {
+    expect(forwardedMetadata({ "grpc-metadata-city": "K\u00f8benhavn", "grpc-metadata-ok": "y" }, "req-1")).toEqual({ "x-request-id": "req-1", ok: "y" });
+  });
+
+  it("joins a repeated Grpc-Metadata header as node joins others, and takes one without a value as empty", () => {
+    expect(forwardedMetadata({ "grpc-metadata-a": ["1", "2"], "grpc-metadata-b": undefined }, "req-1")).toEqual({
+      "x-request-id": "req-1",
+      a: "1, 2",
+      b: "",
+    });
+  });
 });
 
 describe("metadataFaults", () => {
@@ -85,5 +101,97 @@ describe("metadataFaults", () => {
     const headers = { authorization: "Bearer \u00e9", "grpc-metadata-a!b": "x", "grpc-metadata-ok": "y", tracestate: "s=1" };
     expect(metadataFaults(headers).map((f) => f.header)).toEqual(["authorization", "grpc-metadata-a!b"]);
     expect(forwardedMetadata(headers, "req-1")).toEqual({ tracestate: "s=1", "x-request-id": "req-1", ok: "y" });
+  });
+});
+
+const TIMEOUT_MESSAGE = "must be 1 to 8 digits and a unit (H, M, S, m, u, n), e.g. 500m";
+
+describe("callOptionsFor", () => {
+  const app = Fastify();
+  // What a route's calls get, or the problem the request is refused with.
+  app.get("/", (request, reply) => {
+    try {
+      const { timeoutMs, metadata } = callOptionsFor(request, reply, 1_000);
+      return { timeoutMs, metadata, requestId: request.id };
+    } catch (error) {
+      if (!(error instanceof ProblemError)) throw error;
+      return { status: error.status, detail: error.detail, errors: error.errors };
+    }
+  });
+  beforeAll(async () => {
+    await app.ready();
+  });
+  afterAll(async () => {
+    await app.close();
+  });
+
+  const call = async (headers: Record<string, string>) => (await app.inject({ method: "GET", url: "/", headers })).json<Record<string, unknown>>();
+
+  it("gives every call the route's deadline when there is no Grpc-Timeout, and the request's id", async () => {
+    const options = await call({});
+    expect(options).toMatchObject({ timeoutMs: 1_000 });
+    expect(options.metadata).toEqual({ "x-request-id": options.requestId });
+  });
+
+  it.each([
+    ["500m", 500],
+    ["5S", 1_000],
+    ["1000m", 1_000],
+  ])("lets a Grpc-Timeout of %s shorten the deadline, never lengthen it: %i ms", async (value, ms) => {
+    expect(await call({ "grpc-timeout": value })).toMatchObject({ timeoutMs: ms });
+  });
+
+  it("refuses a malformed Grpc-Timeout with a 400 naming it and the form it must have", async () => {
+    expect(await call({ "grpc-timeout": "5" })).toEqual({
+      status: 400,
+      detail: "the request headers are invalid",
+      errors: [{ header: "grpc-timeout", message: TIMEOUT_MESSAGE }],
+    });
+  });
+
+  it("lists a malformed Grpc-Timeout and unusable metadata in one 400", async () => {
+    expect(await call({ "grpc-timeout": "soon", "grpc-metadata-a!b": "x" })).toEqual({
+      status: 400,
+      detail: "the request headers are invalid",
+      errors: [
+        { header: "grpc-timeout", message: TIMEOUT_MESSAGE },
+        { header: "grpc-metadata-a!b", message: "is not a valid gRPC metadata key (letters, digits, '-', '_' and '.' only)" },
+      ],
+    });
+  });
+});
+
+describe("disconnectSignal", () => {
+  const response = () => new ServerResponse(new IncomingMessage(new Socket()));
+
+  it("aborts when the connection closes before the response was finished", () => {
+    const res = response();
+    const signal = disconnectSignal(res);
+    expect(signal.aborted).toBe(false);
+    res.emit("close");
+    expect(signal.aborted).toBe(true);
+  });
+
+  it("does not abort when the connection closes after the response was finished", () => {
+    const res = response();
+    const signal = disconnectSignal(res);
+    Object.defineProperty(res, "writableFinished", { get: () => true });
+    res.emit("close");
+    expect(signal.aborted).toBe(false);
+  });
+});
+
+describe("callOptions", () => {
+  it("takes the shorter of the Grpc-Timeout and the configured deadline, and the forwarded metadata", () => {
+    const res = new ServerResponse(new IncomingMessage(new Socket()));
+    const headers = { authorization: "Bearer t", cookie: "c=1" };
+    const shorter = callOptions({ headers, requestId: "r-1", response: res, requestTimeoutMs: 1_000, grpcTimeoutMs: 200 });
+    expect(shorter.timeoutMs).toBe(200);
+    expect(shorter.metadata).toEqual({ authorization: "Bearer t", "x-request-id": "r-1" });
+    expect(callOptions({ headers, requestId: "r-1", response: res, requestTimeoutMs: 1_000, grpcTimeoutMs: 3_000 }).timeoutMs).toBe(1_000);
+    expect(callOptions({ headers, requestId: "r-1", response: res, requestTimeoutMs: 1_000 }).timeoutMs).toBe(1_000);
+    const { signal } = shorter;
+    res.emit("close");
+    expect(signal?.aborted).toBe(true);
   });
 });

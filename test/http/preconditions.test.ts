@@ -16,11 +16,25 @@ describe("parseIfMatch", () => {
     ['"42"', { kind: "hash", hash: 42n }],
     [' "-9223372036854775808" ', { kind: "hash", hash: -9223372036854775808n }],
     ['W/"42"', { kind: "never" }],
+    ['"9223372036854775807"', { kind: "hash", hash: 9223372036854775807n }],
   ])("reads %j", (value, expected) => {
     expect(parseIfMatch(value)).toEqual(expected);
   });
 
-  it.each(["42", '"abc"', '"9223372036854775808"', '"1", "2"', '"01"', '""', "garbage", '"-0"'])("rejects %j with a 400", (value) => {
+  it.each([
+    "42",
+    '"abc"',
+    '"9223372036854775808"',
+    '"-9223372036854775809"',
+    '"1", "2"',
+    '"01"',
+    '""',
+    "garbage",
+    '"-0"',
+    // A weak tag is one whole tag, not the start or the end of something.
+    'W/"42" x',
+    'xW/"42"',
+  ])("rejects %j with a 400", (value) => {
     const error = (() => {
       try {
         parseIfMatch(value);
@@ -30,7 +44,12 @@ describe("parseIfMatch", () => {
       return undefined;
     })();
     expect(error).toBeInstanceOf(ProblemError);
-    expect((error as ProblemError).status).toBe(400);
+    expect(error).toMatchObject({
+      status: 400,
+      code: "INVALID_ARGUMENT",
+      detail: 'If-Match must be one entity tag such as "123" (the job\'s ETag) or *',
+      errors: [{ header: "if-match", message: "is not a single strong entity tag of a job" }],
+    });
   });
 });
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { Metadata, status as Code } from "@grpc/grpc-js";
 import { GrpcError } from "../../src/grpc/errors.js";
+import { MirrorError } from "../../src/json/errors.js";
 import {
   ProblemError,
   aborted,
@@ -8,6 +9,7 @@ import {
   deadlineExceeded,
   invalidArgument,
   notFound,
+  notFoundAs,
   preconditionFailed,
   problem,
   resourceExhausted,
@@ -88,6 +90,72 @@ describe("toProblem", () => {
     });
     const unknown = Object.assign(new Error("'/v1/<script>' is odd"), { statusCode: 400, code: "FST_ERR_SOMETHING_NEW" });
     expect(toProblem(unknown, request)).toMatchObject({ status: 400, detail: "the request cannot be served" });
+  });
+});
+
+describe("toProblem, for what fastify and the mirror throw", () => {
+  it("answers a body the mirror refused as a 400 listing each place", () => {
+    const error = new MirrorError([
+      { pointer: "/jobId", message: "is required" },
+      { pointer: "/tags/a", message: "must be a string, not the number 1" },
+    ]);
+    expect(toProblem(error, request)).toEqual({
+      type: "about:blank",
+      title: "Bad Request",
+      status: 400,
+      detail: "the request body is invalid",
+      instance: "/v1/jobs/a?x=1",
+      requestId: "req-1",
+      code: "INVALID_ARGUMENT",
+      errors: [
+        { pointer: "/jobId", message: "is required" },
+        { pointer: "/tags/a", message: "must be a string, not the number 1" },
+      ],
+    });
+  });
+
+  it.each([
+    ["the query string is invalid", "querystring", { parameter: "limit", message: "must be integer" }],
+    ["the path parameters are invalid", "params", { parameter: "limit", message: "must be integer" }],
+    ["the request headers are invalid", "headers", { header: "limit", message: "must be integer" }],
+    ["the request body is invalid", "body", { pointer: "/limit", message: "must be integer" }],
+    ["the request body is invalid", undefined, { pointer: "/limit", message: "must be integer" }],
+  ] as const)("says %j of fastify's validation error of the %s, and locates it", (detail, part, item) => {
+    const validation = [{ keyword: "type", instancePath: "/limit", schemaPath: "#/properties/limit/type", params: { type: "integer" }, message: "must be integer" }];
+    const error = Object.assign(new Error("querystring/limit must be integer"), { statusCode: 400, code: "FST_ERR_VALIDATION", validation, validationContext: part });
+    expect(toProblem(error, request)).toMatchObject({ status: 400, code: "INVALID_ARGUMENT", detail, errors: [item] });
+  });
+
+  it.each([
+    ["a non-Error with a statusCode", { statusCode: 404, message: "not found" }],
+    ["an Error whose statusCode is not a number", Object.assign(new Error("odd"), { statusCode: "404" })],
+    ["fastify's error with a 5xx status", Object.assign(new Error("db down at 10.0.0.7"), { statusCode: 503, code: "FST_ERR_X" })],
+    ["fastify's error with a status that is no error", Object.assign(new Error("moved"), { statusCode: 302, code: "FST_ERR_X" })],
+  ])("answers %s as the gateway's own 500", (_name, error) => {
+    expect(toProblem(error, request)).toEqual({
+      type: "about:blank",
+      title: "Internal Server Error",
+      status: 500,
+      detail: "internal error; the request id identifies it in the gateway's log",
+      instance: "/v1/jobs/a?x=1",
+      requestId: "req-1",
+    });
+  });
+
+  it("titles a status HTTP has no reason phrase for (499, the client went away) \"Error\"", () => {
+    expect(toProblem(new GrpcError(Code.CANCELLED, "Cancelled on client"), request)).toMatchObject({ title: "Error", status: 499, code: "CANCELLED" });
+  });
+});
+
+describe("notFoundAs", () => {
+  it("turns the Manager's NOT_FOUND into a 404 saying the route's own words", () => {
+    expect(() => notFoundAs('job "a" does not exist')(new GrpcError(Code.NOT_FOUND, "no row a"))).toThrow(
+      expect.objectContaining({ name: "ProblemError", status: 404, code: "NOT_FOUND", detail: 'job "a" does not exist' }),
+    );
+  });
+
+  it.each([new GrpcError(Code.UNAVAILABLE, "down"), new Error("other")])("lets any other failure through as it is: %s", (error) => {
+    expect(() => notFoundAs("unused")(error)).toThrow(error);
   });
 });
 

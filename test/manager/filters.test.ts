@@ -2,10 +2,10 @@ import { describe, expect, it } from "vitest";
 import { create } from "@bufbuild/protobuf";
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
-import { JobFilterSchema } from "../../src/gen/norsk/api/manager_pb.js";
+import { JobFilterSchema, JobSchema } from "../../src/gen/norsk/api/manager_pb.js";
 import type { Job, JobFilter } from "../../src/gen/norsk/api/manager_pb.js";
 import { Code, GrpcError } from "../../src/grpc/index.js";
-import { MAX_PROGRAM_SIZE, MAX_REGEX_LENGTH, compareTimestamps, compileSearch } from "../../src/manager/filters.js";
+import { MAX_PROGRAM_SIZE, MAX_REGEX_LENGTH, compareTimestamps, compileSearch, hasRegex, readsJob } from "../../src/manager/filters.js";
 import { simpleJob } from "./harness.js";
 
 const t = (seconds: bigint, nanos = 0): Timestamp => ({ $typeName: "google.protobuf.Timestamp", seconds, nanos });
@@ -61,6 +61,9 @@ describe("job search filters", () => {
     ["tag neq includes jobs without the tag", [tag("env", { case: "neq", value: "prod" })], ["beta", "delta-1", "no-start"]],
     ["tag re requires the tag", [tag("env", { case: "re", value: "^(dev|prod)$" })], ["alpha", "beta", "gamma"]],
     ["tag re matching the empty value", [tag("region", { case: "re", value: "^$" })], ["gamma"]],
+    // tags is a plain object: a name Object.prototype has (its value a function) is no tag.
+    ["tag re of a name only Object.prototype has", [tag("constructor", { case: "re", value: "native|Object" })], []],
+    ["tag exists of a name only Object.prototype has", [tag("toString", { case: "exists", value: true })], []],
     ["tag exists", [tag("team", { case: "exists", value: true })], ["alpha", "no-start"]],
     ["tag does not exist", [tag("team", { case: "exists", value: false })], ["beta", "gamma", "delta-1"]],
     ["date eq is exact to the nanosecond", [date({ case: "eq", value: t(100n) })], ["alpha"]],
@@ -92,6 +95,26 @@ describe("job search filters", () => {
     expect(mixed.matchesJob).toBeDefined();
     expect(mixed.matchesId("alpha")).toBe(true);
     expect(mixed.matchesId("beta")).toBe(false);
+  });
+
+  it("takes a job without a jobId for one with the empty id", () => {
+    const noId = create(JobSchema, {});
+    expect(compileSearch([create(JobFilterSchema, id({ case: "re", value: "^$" }))]).matches(noId)).toBe(true);
+    expect(compileSearch([create(JobFilterSchema, id({ case: "neq", value: "" }))]).matches(noId)).toBe(false);
+  });
+
+  const kinds: [string, FilterInit[], { regex: boolean; readsJob: boolean }][] = [
+    ["no filter", [], { regex: false, readsJob: false }],
+    ["id eq and neq", [id({ case: "eq", value: "a" }), id({ case: "neq", value: "b" })], { regex: false, readsJob: false }],
+    ["an id re", [id({ case: "eq", value: "a" }), id({ case: "re", value: "a" })], { regex: true, readsJob: false }],
+    ["a tag re", [tag("env", { case: "re", value: "a" })], { regex: true, readsJob: true }],
+    ["a tag eq", [tag("env", { case: "eq", value: "re" })], { regex: false, readsJob: true }],
+    ["a date filter after an id filter", [id({ case: "eq", value: "a" }), date({ case: "lt", value: t(1n) })], { regex: false, readsJob: true }],
+  ];
+
+  it.each(kinds)("tells whether %s needs a regex engine (off the event loop) and the job itself", (_name, filters, expected) => {
+    const compiled = filters.map((f) => create(JobFilterSchema, f));
+    expect({ regex: hasRegex(compiled), readsJob: readsJob(compiled) }).toEqual(expected);
   });
 
   it("pins the search to the id of an id eq filter", () => {

@@ -128,6 +128,7 @@ describe("store", () => {
     expect(store.appendedByLastWrite("a")).toBe(2);
     expect(store.appendedByLastWrite("b")).toBe(0);
     expect(store.history("a", 2).map((row) => [...row.entry])).toEqual([[2], [3]]);
+    expect(store.history("a", 1).map((row) => [...row.entry])).toEqual([[3]]);
     expect(store.history("a", 0)).toEqual([]);
     expect(entries(store, "a")).toEqual([[1], [2], [3]]);
     expect(() =>
@@ -187,7 +188,12 @@ describe("store", () => {
       { jobId: "j1", role: "primary", nodeId: "n1" },
       { jobId: "j2", role: "primary", nodeId: "n1" },
     ]);
-    expect([...store.instancesByJob().keys()]).toEqual(["j1", "j2"]);
+    expect(store.instancesByJob()).toEqual(
+      new Map([
+        ["j1", [{ jobId: "j1", role: "backup", nodeId: "n2" }, { jobId: "j1", role: "primary", nodeId: "n1" }]],
+        ["j2", [{ jobId: "j2", role: "primary", nodeId: "n1" }]],
+      ]),
+    );
     expect(() => {
       store.insertInstance({ jobId: "j1", role: "primary", nodeId: "n3" });
     }).toThrow(/UNIQUE|PRIMARY/);

@@ -113,6 +113,7 @@ describe("StreamBody's bound on what waits for a client", () => {
     deliver(messageOfFrameSize(LIMIT + 1, 1).bytes);
     await body.started;
     expect(seen.failures).toEqual([new SlowClientError(slowClientError)]);
+    expect(seen.failures.map((failure) => (failure as Error).name)).toEqual(["SlowClientError"]); // as the log shows it
     expect(await textOf(body)).toBe(formatError("sse", problemOf(new Error(slowClientError))));
   });
 });

@@ -3,12 +3,12 @@
 // never an exception from a timer that outlives it.
 import { IncomingMessage, ServerResponse } from "node:http";
 import { Socket } from "node:net";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { Code, GrpcError } from "../../src/grpc/errors.js";
 import { ProblemError } from "../../src/http/problem.js";
 import type { ProblemJson } from "../../schemas/common.js";
 import { StreamBody } from "../../src/sse/stream-body.js";
-import type { OpenBytesStream } from "../../src/grpc/client.js";
+import type { BytesStreamHandlers, OpenBytesStream } from "../../src/grpc/client.js";
 
 function bodyWith(open: OpenBytesStream, startTimeoutMs = 20): StreamBody {
   return new StreamBody({
@@ -24,6 +24,10 @@ function bodyWith(open: OpenBytesStream, startTimeoutMs = 20): StreamBody {
 }
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+afterEach(() => {
+  vi.useRealTimers();
+});
 
 describe("StreamBody's start", () => {
   it("fails the start with the error open() throws, and leaves no timer behind to fire", async () => {
@@ -60,7 +64,32 @@ describe("StreamBody's start", () => {
       (reason: unknown) => reason,
     );
     expect(error).toBeInstanceOf(ProblemError);
-    expect(error).toMatchObject({ status: 504, code: "DEADLINE_EXCEEDED" });
+    expect(error).toMatchObject({ status: 504, code: "DEADLINE_EXCEEDED", detail: "the Manager did not start the stream before the deadline" });
     expect(cancels).toBe(1);
+  });
+
+  it("leaves no timer at all behind a call that failed while open() ran", () => {
+    vi.useFakeTimers();
+    const body = bodyWith((handlers) => {
+      handlers.error(new GrpcError(Code.UNAVAILABLE, "no connection"));
+      return () => undefined;
+    });
+    body.started.catch(() => undefined);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it("keeps a stream started if open() throws after the Manager's first message", async () => {
+    let upstream: BytesStreamHandlers | undefined;
+    const body = bodyWith((handlers) => {
+      upstream = handlers;
+      handlers.message(Buffer.from("first"));
+      throw new Error("thrown after the start");
+    });
+    await expect(body.started).resolves.toBeUndefined();
+    // Ended by the Manager's end, as any started stream is.
+    body.resume();
+    upstream?.end();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(body.readableEnded).toBe(true);
   });
 });
