@@ -12,7 +12,7 @@ import type { ManagerConnection } from "./grpc/manager-connection.js";
 import type { RunningManager } from "./manager/index.js";
 import { defaultAllowedHosts } from "./server/cross-site.js";
 import { gracefulClose } from "./server/shutdown.js";
-import { readTlsMaterial } from "./tls-material.js";
+import { readManagerTls } from "./tls-material.js";
 
 export interface Gateway {
   readonly app: FastifyInstance;
@@ -28,10 +28,10 @@ export interface Gateway {
 }
 
 export async function startGateway(config: Config, logger: AppOptions["logger"] = false): Promise<Gateway> {
-  const tls = readTlsMaterial(config);
+  const tls = readManagerTls(config);
   const embedded = config.manager === undefined ? await startEmbeddedManager(config.dataDir) : undefined;
   const address = config.manager ?? embedded?.address ?? "";
-  const connection = connectManager(address, config.requestTimeoutMs, tls.manager);
+  const connection = connectManager(address, config.requestTimeoutMs, tls);
   const managerLabel = embedded === undefined ? address : "embedded";
   try {
     const app = await buildApp(appOptions(config, connection, logger));

@@ -7,27 +7,17 @@ import type { Config } from "./config.js";
 import { ConfigError, settingName } from "./config.js";
 import type { ClientTls } from "./grpc/index.js";
 
-export interface TlsMaterial {
-  /** TLS to the Manager; undefined: plaintext. */
-  readonly manager?: ClientTls;
-}
-
-export function readTlsMaterial(config: Config): TlsMaterial {
-  return managerTls(config);
-}
-
-function managerTls(config: Config): { manager?: ClientTls } {
+/** TLS to the Manager as the configuration asks for it; undefined: plaintext. */
+export function readManagerTls(config: Config): ClientTls | undefined {
   const { managerTls: on, managerCa, managerCert, managerKey, managerServerName } = config;
-  if (!on && managerCa === undefined && managerCert === undefined && managerServerName === undefined) return {};
+  if (!on && managerCa === undefined && managerCert === undefined && managerServerName === undefined) return undefined;
   const ca = managerCa === undefined ? undefined : readPem("managerCa", managerCa);
   const pair = managerCert === undefined || managerKey === undefined ? undefined : readPair("managerCert", managerCert, "managerKey", managerKey);
   if (ca !== undefined) check("managerCa", () => createSecureContext({ ca }));
   return {
-    manager: {
-      ...(ca === undefined ? {} : { ca }),
-      ...(pair === undefined ? {} : pair),
-      ...(managerServerName === undefined ? {} : { serverName: managerServerName }),
-    },
+    ...(ca === undefined ? {} : { ca }),
+    ...(pair === undefined ? {} : pair),
+    ...(managerServerName === undefined ? {} : { serverName: managerServerName }),
   };
 }
 

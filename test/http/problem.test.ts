@@ -19,6 +19,15 @@ import {
 } from "../../src/http/problem.js";
 
 const request = { id: "req-1", url: "/v1/jobs/a?x=1" };
+/** The gateway's own 500 for `request`, which says nothing of its cause. */
+const GATEWAY_500 = {
+  type: "about:blank",
+  title: "Internal Server Error",
+  status: 500,
+  detail: "internal error; the request id identifies it in the gateway's log",
+  instance: "/v1/jobs/a?x=1",
+  requestId: "req-1",
+};
 
 describe("toProblem", () => {
   it.each([
@@ -62,15 +71,7 @@ describe("toProblem", () => {
   it.each([17, 99])("answers the gRPC status %i, which has no name, as UNKNOWN: a 500", (code) => {
     // As grpc-js delivers it: a ServiceError carrying the number the Manager sent.
     const serviceError = Object.assign(new Error("from a newer Manager"), { code, details: "from a newer Manager", metadata: new Metadata() });
-    expect(toProblem(GrpcError.from(serviceError), request)).toEqual({
-      type: "about:blank",
-      title: "Internal Server Error",
-      status: 500,
-      detail: "internal error; the request id identifies it in the gateway's log",
-      instance: "/v1/jobs/a?x=1",
-      requestId: "req-1",
-      code: "UNKNOWN",
-    });
+    expect(toProblem(GrpcError.from(serviceError), request)).toEqual({ ...GATEWAY_500, code: "UNKNOWN" });
   });
 
   it("answers an error whose status is not an error status (a Manager's OK) as a 500", () => {
@@ -132,14 +133,7 @@ describe("toProblem, for what fastify and the mirror throw", () => {
     ["fastify's error with a 5xx status", Object.assign(new Error("db down at 10.0.0.7"), { statusCode: 503, code: "FST_ERR_X" })],
     ["fastify's error with a status that is no error", Object.assign(new Error("moved"), { statusCode: 302, code: "FST_ERR_X" })],
   ])("answers %s as the gateway's own 500", (_name, error) => {
-    expect(toProblem(error, request)).toEqual({
-      type: "about:blank",
-      title: "Internal Server Error",
-      status: 500,
-      detail: "internal error; the request id identifies it in the gateway's log",
-      instance: "/v1/jobs/a?x=1",
-      requestId: "req-1",
-    });
+    expect(toProblem(error, request)).toEqual(GATEWAY_500);
   });
 
   it("titles a status HTTP has no reason phrase for (499, the client went away) \"Error\"", () => {
