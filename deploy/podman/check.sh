@@ -41,7 +41,7 @@ base_images() {
   chroot slim groupadd --gid 1000 node
   chroot slim useradd --uid 1000 --gid node --shell /bin/bash --create-home node
   # This machine's CA bundle, in case its way to the npm registry re-signs TLS.
-  cp /etc/ssl/certs/ca-certificates.crt slim/etc/ssl/certs/ca-certificates.crt
+  mkdir -p slim/etc/ssl/certs && cp /etc/ssl/certs/ca-certificates.crt slim/etc/ssl/certs/
   echo "cafile=/etc/ssl/certs/ca-certificates.crt" > slim/usr/local/etc/npmrc
   rm -rf slim/var/lib/apt/lists/* slim/var/cache/apt/archives/*.deb
   tar -C slim -c . | podman import --change 'CMD ["node"]' - localhost/node:24-bookworm-slim

@@ -6,11 +6,12 @@
 // against kubernetes-types (unknown and misspelt fields, as `kubectl apply`'s strict field
 // validation refuses them).
 import { readFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import { HorizontalPodAutoscaler } from "kubernetes-models/autoscaling/v2";
 import { Deployment, StatefulSet } from "kubernetes-models/apps/v1";
 import { PodDisruptionBudget } from "kubernetes-models/policy/v1";
 import { ConfigMap, Namespace, Secret, Service } from "kubernetes-models/v1";
+import type { Container, PodSpec } from "kubernetes-types/core/v1.js";
 import ts from "typescript";
 import { parseAllDocuments } from "yaml";
 
@@ -64,6 +65,20 @@ function parseYaml(path: string): unknown[] {
 export function generatedSecret(generator: SecretGenerator, folder: string): KubeObject {
   const data = Object.fromEntries(Object.entries(generator.files).map(([key, file]) => [key, readFileSync(join(folder, file)).toString("base64")]));
   return { apiVersion: "v1", kind: "Secret", metadata: { name: generator.name }, type: generator.type, data };
+}
+
+/**
+ * Where a file a container is given (`path`, under the mount of a Secret volume) comes from:
+ * the file of the secretGenerator's entry for that Secret and key, under `folder` (which stands
+ * for deploy/kubernetes).
+ */
+export function secretSource(kustomization: Kustomization, pod: PodSpec, container: Container, path: string, folder: string): string {
+  const mount = container.volumeMounts?.find((m) => m.mountPath === dirname(path));
+  const volume = pod.volumes?.find((v) => v.name === mount?.name);
+  const generator = kustomization.secretGenerator.find((g) => g.name === volume?.secret?.secretName);
+  const file = generator?.files[basename(path)];
+  if (file === undefined) throw new Error(`${path} is not a file of a generated Secret`);
+  return join(folder, file);
 }
 
 export function find(objects: readonly KubeObject[], kind: string, name: string): KubeObject {
