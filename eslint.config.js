@@ -24,7 +24,9 @@ export default tseslint.config(
     rules: { "max-lines-per-function": ["error", { max: 60, skipBlankLines: true, skipComments: true }] },
   },
   {
-    files: ["eslint.config.js"],
+    // Plain JavaScript run by node alone (npm's prepare step runs before, or without, tsx).
+    files: ["eslint.config.js", "scripts/*.mjs"],
     ...tseslint.configs.disableTypeChecked,
+    languageOptions: { ...tseslint.configs.disableTypeChecked.languageOptions, globals: { process: "readonly" } },
   },
 );

@@ -20,7 +20,7 @@ import { Server } from "@grpc/grpc-js";
 import { create } from "@bufbuild/protobuf";
 import { CurrentJobSchema, JobSchema, Manager } from "../src/gen/norsk/api/manager_pb.js";
 import type { Job } from "../src/gen/norsk/api/manager_pb.js";
-import { addPartialService, createChannel, createClient, listenInsecure } from "../src/grpc/index.js";
+import { addPartialService, createChannel, createClient, listen } from "../src/grpc/index.js";
 import type { Client, PartialServiceImpl } from "../src/grpc/index.js";
 import { drive, line, rate } from "./stats.js";
 import type { Result } from "./stats.js";
@@ -66,7 +66,7 @@ async function serveNoop(): Promise<void> {
   };
   const server = new Server();
   addPartialService(server, Manager, impl);
-  const port = await listenInsecure(server, "127.0.0.1:0");
+  const port = await listen(server, "127.0.0.1:0");
   console.log(`no-op Manager listening on 127.0.0.1:${port}`);
   process.once("SIGTERM", () => {
     server.forceShutdown();

@@ -76,6 +76,17 @@ export const ConfigSchema = Type.Object(
       default: [],
       description: "origins (scheme://host[:port], comma-separated) whose pages may change things",
     }),
+    // TLS to the Manager (src/tls-material.ts reads the files at start-up).
+    managerTls: Type.Boolean({
+      default: false,
+      description: "reach the Manager over TLS, trusting the system's CAs (implied by the other --manager-* TLS settings)",
+    }),
+    managerCa: Type.Optional(Type.String({ minLength: 1, description: "PEM file of the CAs that sign the Manager's certificate, in place of the system's" })),
+    managerCert: Type.Optional(Type.String({ minLength: 1, description: "PEM file of the client certificate shown to the Manager (mTLS; with --manager-key)" })),
+    managerKey: Type.Optional(Type.String({ minLength: 1, description: "PEM file of that client certificate's private key" })),
+    managerServerName: Type.Optional(
+      Type.String({ pattern: "^[A-Za-z0-9.-]+$", description: "name the Manager's certificate must carry, where it differs from the host of --manager" }),
+    ),
     allowedHosts: Type.Optional(
       Type.Array(Type.String({ pattern: `^\\*$|${HOST_PATTERN}` }), {
         description: "Host names accepted (name, name:port or *), comma-separated; unset: the loopback names, or * when --host is not loopback",
@@ -110,6 +121,11 @@ export const SETTINGS: readonly Setting[] = [
   { key: "shutdownTimeoutMs", flag: "shutdown-timeout", env: "SHUTDOWN_TIMEOUT_MS" },
   { key: "allowedOrigins", flag: "allowed-origin", env: "ALLOWED_ORIGINS" },
   { key: "allowedHosts", flag: "allowed-host", env: "ALLOWED_HOSTS" },
+  { key: "managerTls", flag: "manager-tls", env: "MANAGER_TLS" },
+  { key: "managerCa", flag: "manager-ca", env: "MANAGER_CA" },
+  { key: "managerCert", flag: "manager-cert", env: "MANAGER_CERT" },
+  { key: "managerKey", flag: "manager-key", env: "MANAGER_KEY" },
+  { key: "managerServerName", flag: "manager-server-name", env: "MANAGER_SERVER_NAME" },
 ];
 
 /** A setting whose value is unusable; its message is the one line printed before exit 2. */
@@ -124,9 +140,9 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Loa
   if (flags.help === true) return { help: true };
   const raw: Record<string, unknown> = {};
   for (const setting of SETTINGS) {
-    const fromFlag = flags[setting.flag];
-    const value = typeof fromFlag === "string" ? fromFlag : env[setting.env];
-    const source = typeof fromFlag === "string" ? `--${setting.flag}` : setting.env;
+    const fromFlag = flagText(flags[setting.flag]);
+    const value = fromFlag ?? env[setting.env];
+    const source = fromFlag === undefined ? setting.env : `--${setting.flag}`;
     if (value === undefined || value === "") continue;
     raw[setting.key] = convert(ConfigSchema.properties[setting.key], value, source);
   }
@@ -142,7 +158,7 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Loa
   return { help: false, config: config as Config };
 }
 
-function settingName(key: keyof Config): string {
+export function settingName(key: keyof Config): string {
   const setting = SETTINGS.find((s) => s.key === key);
   return setting === undefined ? key : `--${setting.flag} (${setting.env})`;
 }
@@ -155,11 +171,41 @@ function checkRelations(config: Config): void {
       `${settingName("headerTimeoutMs")}: must not exceed ${settingName("bodyTimeoutMs")} (got ${config.headerTimeoutMs} > ${config.bodyTimeoutMs})`,
     );
   }
+  together(config, "managerCert", "managerKey");
+  // The embedded Manager is dialled over loopback in plaintext; TLS settings would be ignored.
+  const managerTls = MANAGER_TLS_KEYS.find((key) => config[key] !== undefined && config[key] !== false);
+  if (managerTls !== undefined && config.manager === undefined) {
+    throw new ConfigError(`${settingName(managerTls)}: needs ${settingName("manager")}; the embedded Manager is reached in plaintext over loopback`);
+  }
 }
 
-function parseFlags(argv: readonly string[]): Record<string, string | boolean | undefined> {
-  const options: Record<string, { type: "string" | "boolean" }> = { help: { type: "boolean" } };
-  for (const setting of SETTINGS) options[setting.flag] = { type: "string" };
+const MANAGER_TLS_KEYS = ["managerTls", "managerCa", "managerCert", "managerKey", "managerServerName"] as const;
+
+/** Settings that mean nothing alone: a certificate and its key. */
+function together(config: Config, one: keyof Config, other: keyof Config): void {
+  if ((config[one] === undefined) === (config[other] === undefined)) return;
+  const [given, missing] = config[one] === undefined ? [other, one] : [one, other];
+  throw new ConfigError(`${settingName(given)}: needs ${settingName(missing)} as well`);
+}
+
+type FlagValue = string | boolean | (string | boolean)[] | undefined;
+
+/**
+ * A flag's value as the text an environment variable would hold: a boolean flag given is
+ * "true"; a repeatable (list) flag's values are joined with commas.
+ */
+function flagText(value: FlagValue): string | undefined {
+  if (value === undefined) return undefined;
+  if (Array.isArray(value)) return value.join(",");
+  return String(value);
+}
+
+function parseFlags(argv: readonly string[]): Record<string, FlagValue> {
+  const options: Record<string, { type: "string" | "boolean"; multiple?: boolean }> = { help: { type: "boolean" } };
+  for (const setting of SETTINGS) {
+    const schema = ConfigSchema.properties[setting.key] as TSchema;
+    options[setting.flag] = schema.type === "boolean" ? { type: "boolean" } : { type: "string", multiple: schema.type === "array" };
+  }
   try {
     return parseArgs({ args: [...argv], options, strict: true, allowPositionals: false }).values;
   } catch (error) {
@@ -171,13 +217,22 @@ function parseFlags(argv: readonly string[]): Record<string, string | boolean | 
 
 /**
  * Integers must be written as plain decimal digits: "1e3", "10.0" and " 5" are refused. Lists
- * are comma-separated; blanks around the commas and empty items are dropped.
+ * are comma-separated; blanks around the commas and empty items are dropped. Switches are
+ * true/false or 1/0.
  */
 function convert(schema: TSchema, value: string, source: string): unknown {
+  if (schema.type === "boolean") return booleanOf(value, source);
   if (schema.type === "array") return value.split(",").map((item) => item.trim()).filter((item) => item !== "");
   if (schema.type !== "integer") return value;
   if (!/^[0-9]{1,15}$/.test(value)) throw new ConfigError(`${source}: must be a whole number (got ${JSON.stringify(value)})`);
   return Number(value);
+}
+
+/** "true"/"1" and "false"/"0", as environment variables write a switch. */
+function booleanOf(value: string, source: string): boolean {
+  if (value === "true" || value === "1") return true;
+  if (value === "false" || value === "0") return false;
+  throw new ConfigError(`${source}: must be true, false, 1 or 0 (got ${JSON.stringify(value)})`);
 }
 
 export function helpText(): string {

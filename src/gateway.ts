@@ -1,7 +1,9 @@
 // The running gateway: the app listening on its port, connected to a Manager, which is the
 // embedded reference Manager when no address is configured. Used by main.ts and by the tests
 // that need the whole thing on port 0.
-import type { FastifyInstance } from "fastify";
+import type { FastifyBaseLogger, FastifyInstance } from "fastify";
+import { HealthCheckResponse_ServingStatus } from "./gen/grpc/health/v1/health_pb.js";
+import { Code, GrpcError } from "./grpc/index.js";
 import type { Config } from "./config.js";
 import { buildApp } from "./app.js";
 import type { AppOptions } from "./app.js";
@@ -10,6 +12,7 @@ import type { ManagerConnection } from "./grpc/manager-connection.js";
 import type { RunningManager } from "./manager/index.js";
 import { defaultAllowedHosts } from "./server/cross-site.js";
 import { gracefulClose } from "./server/shutdown.js";
+import { readTlsMaterial } from "./tls-material.js";
 
 export interface Gateway {
   readonly app: FastifyInstance;
@@ -25,9 +28,10 @@ export interface Gateway {
 }
 
 export async function startGateway(config: Config, logger: AppOptions["logger"] = false): Promise<Gateway> {
+  const tls = readTlsMaterial(config);
   const embedded = config.manager === undefined ? await startEmbeddedManager(config.dataDir) : undefined;
   const address = config.manager ?? embedded?.address ?? "";
-  const connection = connectManager(address, config.requestTimeoutMs);
+  const connection = connectManager(address, config.requestTimeoutMs, tls.manager);
   const managerLabel = embedded === undefined ? address : "embedded";
   try {
     const app = await buildApp(appOptions(config, connection, logger));
@@ -42,6 +46,7 @@ export async function startGateway(config: Config, logger: AppOptions["logger"] 
         return `norsk-manager-gateway listening on ${listening} (Manager: ${managerLabel}; docs: ${listening}/docs)`;
       },
     });
+    probeManager(connection, managerLabel, app.log);
     return {
       app,
       url,
@@ -57,6 +62,27 @@ export async function startGateway(config: Config, logger: AppOptions["logger"] 
     await embedded?.close();
     throw error;
   }
+}
+
+/** How long the start-up check of the Manager waits for its answer. */
+const PROBE_TIMEOUT_MS = 5_000;
+
+/**
+ * One health check at start-up, so that a Manager that cannot be reached (a wrong address, a
+ * certificate it or the gateway refuses) is named in the log at once, with grpc-js's reason,
+ * not only by the 503s that follow. It does not hold up the start: /readyz reports the state.
+ */
+function probeManager(connection: ManagerConnection, manager: string, log: FastifyBaseLogger): void {
+  connection.health.check({ service: "" }, { timeoutMs: PROBE_TIMEOUT_MS }).then(
+    (reply) => {
+      if (reply.status === HealthCheckResponse_ServingStatus.SERVING) log.info({ manager }, "the Manager is serving");
+      else log.warn({ manager, status: HealthCheckResponse_ServingStatus[reply.status] }, "the Manager is not serving yet");
+    },
+    (error: unknown) => {
+      const { code, details } = GrpcError.from(error);
+      log.warn({ manager, code: Code[code], reason: details }, "the Manager cannot be reached");
+    },
+  );
 }
 
 /**

@@ -61,7 +61,9 @@ function exitAfter(ms: number, gateway: Gateway): void {
   }, ms).unref();
 }
 
+// A setting found unusable only at start-up (a TLS file that cannot be read) exits with 2,
+// as one refused by loadConfig does; any other failure to start, with 1.
 main().catch((error: unknown) => {
   process.stderr.write(`norsk-manager-gateway: ${error instanceof Error ? error.message : String(error)}\n`);
-  process.exit(1);
+  process.exit(error instanceof ConfigError ? 2 : 1);
 });

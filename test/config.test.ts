@@ -23,6 +23,7 @@ describe("loadConfig", () => {
       maxConnections: 10_000,
       shutdownTimeoutMs: 25_000,
       allowedOrigins: [],
+      managerTls: false,
     });
   });
 
@@ -42,6 +43,28 @@ describe("loadConfig", () => {
       shutdownTimeoutMs: 1000,
     });
     expect(config([]).allowedHosts).toBeUndefined();
+  });
+
+  it("reads the TLS settings, switches written as true/false or 1/0, and repeatable lists", () => {
+    expect(
+      config(["--manager", "m:1", "--manager-tls", "--manager-ca", "ca.pem", "--manager-cert", "c.pem", "--manager-key", "c.key", "--manager-server-name", "manager.example.com"]),
+    ).toMatchObject({ managerTls: true, managerCa: "ca.pem", managerCert: "c.pem", managerKey: "c.key", managerServerName: "manager.example.com" });
+    expect(config([], { MANAGER_ADDRESS: "m:1", MANAGER_TLS: "1" }).managerTls).toBe(true);
+    expect(config([], { MANAGER_ADDRESS: "m:1", MANAGER_TLS: "false" }).managerTls).toBe(false);
+    expect(config(["--allowed-origin", "https://a.example", "--allowed-origin", "https://b.example"]).allowedOrigins).toEqual(["https://a.example", "https://b.example"]);
+  });
+
+  it.each([
+    [["--manager", "m:1", "--manager-cert", "c.pem"], "--manager-cert (MANAGER_CERT): needs --manager-key (MANAGER_KEY) as well"],
+    [["--manager", "m:1", "--manager-key", "c.key"], "--manager-key (MANAGER_KEY): needs --manager-cert (MANAGER_CERT) as well"],
+    [["--manager-tls"], "--manager-tls (MANAGER_TLS): needs --manager (MANAGER_ADDRESS); the embedded Manager is reached in plaintext over loopback"],
+    [["--manager-ca", "ca.pem"], "--manager-ca (MANAGER_CA): needs --manager (MANAGER_ADDRESS); the embedded Manager is reached in plaintext over loopback"],
+  ])("refuses %j: %s", (argv, message) => {
+    expect(() => config(argv)).toThrow(message);
+  });
+
+  it("refuses a switch that is neither true/false nor 1/0, naming the variable", () => {
+    expect(() => config([], { MANAGER_ADDRESS: "m:1", MANAGER_TLS: "yes" })).toThrow('MANAGER_TLS: must be true, false, 1 or 0 (got "yes")');
   });
 
   it("refuses a header timeout longer than the body timeout, naming both", () => {
@@ -78,6 +101,7 @@ describe("loadConfig", () => {
     [["--allowed-origin", "https://ui.example.com/app"], /--allowed-origin \(ALLOWED_ORIGINS\)/],
     [["--allowed-origin", "null"], /--allowed-origin/],
     [["--allowed-host", "http://gateway.example.com"], /--allowed-host \(ALLOWED_HOSTS\)/],
+    [["--manager", "m:1", "--manager-server-name", "bad name"], /--manager-server-name \(MANAGER_SERVER_NAME\)/],
   ])("stops on %j with one line naming the setting", (argv, pattern) => {
     expect(() => config(argv)).toThrow(ConfigError);
     expect(() => config(argv)).toThrow(pattern);
@@ -89,7 +113,7 @@ describe("loadConfig", () => {
 
   it("asks for help with --help, which lists every setting", () => {
     expect(loadConfig(["--help"], {})).toEqual({ help: true });
-    for (const name of ["--port", "PORT", "--host", "--manager", "MANAGER_ADDRESS", "--data-dir", "--request-timeout", "--log-level", "--sse-heartbeat", "SSE_HEARTBEAT_MS", "--sse-buffer", "SSE_BUFFER_BYTES", "--header-timeout", "--body-timeout", "--idle-timeout", "--max-connections", "--shutdown-timeout", "SHUTDOWN_TIMEOUT_MS", "--allowed-origin", "ALLOWED_ORIGINS", "--allowed-host", "ALLOWED_HOSTS"]) {
+    for (const name of ["--port", "PORT", "--host", "--manager", "MANAGER_ADDRESS", "--data-dir", "--request-timeout", "--log-level", "--sse-heartbeat", "SSE_HEARTBEAT_MS", "--sse-buffer", "SSE_BUFFER_BYTES", "--header-timeout", "--body-timeout", "--idle-timeout", "--max-connections", "--shutdown-timeout", "SHUTDOWN_TIMEOUT_MS", "--allowed-origin", "ALLOWED_ORIGINS", "--allowed-host", "ALLOWED_HOSTS", "--manager-tls", "MANAGER_TLS", "--manager-ca", "--manager-cert", "--manager-key", "--manager-server-name"]) {
       expect(helpText()).toContain(name);
     }
   });

@@ -9,7 +9,9 @@ export type {
   ClientSettings,
   OpenBytesStream,
 } from "./client.js";
-export { addPartialService, addService, listenInsecure, serviceDefinition } from "./server.js";
+export { addPartialService, addService, listen, serviceDefinition } from "./server.js";
 export type { ServeOptions } from "./server.js";
 export { Code, GrpcError } from "./errors.js";
 export type { CallOptions, Client, HandlerContext, PartialServiceImpl, ServiceImpl, ServiceShape } from "./types.js";
+export { channelCredentials, serverCredentials, tlsChannelOptions } from "./tls.js";
+export type { ClientTls, ServerTls } from "./tls.js";

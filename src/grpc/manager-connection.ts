@@ -10,6 +10,8 @@ import type { Client as GrpcChannel, ChannelOptions } from "@grpc/grpc-js";
 import { Manager } from "../gen/norsk/api/manager_pb.js";
 import { Health } from "../gen/grpc/health/v1/health_pb.js";
 import { createChannel, createClient } from "./client.js";
+import { channelCredentials, tlsChannelOptions } from "./tls.js";
+import type { ClientTls } from "./tls.js";
 import type { BytesClient } from "./client.js";
 import type { Client } from "./types.js";
 
@@ -42,9 +44,11 @@ const CHANNEL_OPTIONS: ChannelOptions = {
   "grpc.use_local_subchannel_pool": 1,
 };
 
-export function connectManager(address: string, defaultTimeoutMs: number): ManagerConnection {
-  const channel = createChannel(address, { options: CHANNEL_OPTIONS });
-  const streamChannel = createChannel(address, { options: CHANNEL_OPTIONS });
+/** Channels to the Manager at `address`, over TLS when `tls` is given (plaintext otherwise). */
+export function connectManager(address: string, defaultTimeoutMs: number, tls?: ClientTls): ManagerConnection {
+  const settings = { credentials: channelCredentials(tls), options: { ...CHANNEL_OPTIONS, ...tlsChannelOptions(tls) } };
+  const channel = createChannel(address, settings);
+  const streamChannel = createChannel(address, settings);
   return {
     address,
     manager: createClient(Manager, channel, { defaultTimeoutMs }),

@@ -1,6 +1,5 @@
 // Serving a generated service with grpc-js: the service definition (paths and codecs) and an
 // adapter from typed handlers (promises, async iterables) to grpc-js's callback handlers.
-import { ServerCredentials } from "@grpc/grpc-js";
 import type { Metadata, status } from "@grpc/grpc-js";
 import type {
   Server,
@@ -16,6 +15,8 @@ import { methodCodec } from "./codec.js";
 import type { MethodCodec } from "./codec.js";
 import { Code, GrpcError } from "./errors.js";
 import type { HandlerContext, PartialServiceImpl, ServiceImpl, ServiceShape } from "./types.js";
+import { serverCredentials } from "./tls.js";
+import type { ServerTls } from "./tls.js";
 
 export interface ServeOptions {
   /** Called with anything a handler throws that is not a GrpcError (answered as INTERNAL). Default: ignore. */
@@ -188,10 +189,13 @@ function toStatus(error: GrpcError): { code: status; details: string; metadata: 
   return { code: error.code, details: error.details, metadata: error.metadata };
 }
 
-/** Binds `server` to `address` ("host:port", port 0 picks a free one) without TLS; resolves with the port. */
-export function listenInsecure(server: Server, address: string): Promise<number> {
+/**
+ * Binds `server` to `address` ("host:port", port 0 picks a free one), with TLS when `tls` is
+ * given; resolves with the port.
+ */
+export function listen(server: Server, address: string, tls?: ServerTls): Promise<number> {
   return new Promise((resolve, reject) => {
-    server.bindAsync(address, ServerCredentials.createInsecure(), (error, port) => {
+    server.bindAsync(address, serverCredentials(tls), (error, port) => {
       if (error) reject(error);
       else resolve(port);
     });

@@ -5,7 +5,8 @@
 import { Server } from "@grpc/grpc-js";
 import { Health } from "../gen/grpc/health/v1/health_pb.js";
 import { Manager } from "../gen/norsk/api/manager_pb.js";
-import { Code, GrpcError, addService, listenInsecure } from "../grpc/index.js";
+import { Code, GrpcError, addService, listen } from "../grpc/index.js";
+import type { ServerTls } from "../grpc/index.js";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import { defaultClock } from "./context.js";
 import type { ManagerContext } from "./context.js";
@@ -42,6 +43,11 @@ export interface ManagerOptions {
    * Default: log to stderr.
    */
   readonly onUnexpectedError?: (error: unknown, method: string) => void;
+  /**
+   * Serve TLS with this certificate and key, and with `clientCa`, require client certificates
+   * it signed (mTLS). Default: plaintext.
+   */
+  readonly tls?: ServerTls;
 }
 
 export interface ManagerStats {
@@ -76,7 +82,7 @@ export const MANAGER_DEFAULTS = {
 /** How long close() lets calls in flight finish before cancelling them. */
 export const CLOSE_GRACE_MS = 2_000;
 
-type ResolvedOptions = Required<ManagerOptions>;
+type ResolvedOptions = Required<Omit<ManagerOptions, "tls">>;
 
 function resolveOptions(options: ManagerOptions): ResolvedOptions {
   return {
@@ -103,7 +109,7 @@ export async function startManager(options: ManagerOptions = {}): Promise<Runnin
   const shutdown = new AbortController();
   const server = createServer(context, counters, shutdown.signal, resolved.onUnexpectedError);
   const host = resolved.host.includes(":") ? `[${resolved.host}]` : resolved.host;
-  const port = await listen(server, context, `${host}:${resolved.port}`);
+  const port = await listenOrClose(server, context, `${host}:${resolved.port}`, options.tls);
   return {
     address: `${host}:${port}`,
     port,
@@ -150,9 +156,9 @@ function createServer(
 }
 
 /** Listens on `address` and returns the port; on failure closes everything and rethrows. */
-async function listen(server: Server, context: ManagerContext, address: string): Promise<number> {
+async function listenOrClose(server: Server, context: ManagerContext, address: string, tls: ServerTls | undefined): Promise<number> {
   try {
-    return await listenInsecure(server, address);
+    return await listen(server, address, tls);
   } catch (error) {
     server.forceShutdown();
     await context.scanner.close();

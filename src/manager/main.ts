@@ -2,7 +2,9 @@
 // Runs the reference Manager alone: `npm run manager -- --port 6790 --data-dir ./data`, or
 // `node dist/src/manager/main.js` after `npm run build`. Exit codes: 0 after a clean
 // shutdown (SIGINT, SIGTERM), 1 when start-up fails, 2 for a bad command line.
+import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
+import type { ServerTls } from "../grpc/index.js";
 import { MANAGER_DEFAULTS, startManager } from "./index.js";
 
 const USAGE = `Usage: npm run manager -- [options]
@@ -14,6 +16,9 @@ Options:
   --port <n>        TCP port, 0 for any free one (default ${MANAGER_DEFAULTS.port})
   --host <address>  interface to listen on (default ${MANAGER_DEFAULTS.host})
   --data-dir <dir>  where manager.sqlite is kept, ":memory:" for nothing (default ${MANAGER_DEFAULTS.dataDir})
+  --tls-cert <pem>  serve TLS with this certificate chain (with --tls-key)
+  --tls-key <pem>   the certificate's private key
+  --client-ca <pem> require client certificates signed by these CAs (mTLS; with --tls-cert)
   --help            show this help
 `;
 
@@ -21,12 +26,15 @@ interface Settings {
   readonly port: number;
   readonly host: string;
   readonly dataDir: string;
+  readonly tls?: ServerTls;
 }
+
+type Values = { port?: string; host?: string; "data-dir"?: string; "tls-cert"?: string; "tls-key"?: string; "client-ca"?: string; help?: boolean };
 
 class UsageError extends Error {}
 
 function parseCommandLine(argv: readonly string[]): Settings | "help" {
-  let values: { port?: string; host?: string; "data-dir"?: string; help?: boolean };
+  let values: Values;
   try {
     ({ values } = parseArgs({
       args: [...argv],
@@ -34,6 +42,9 @@ function parseCommandLine(argv: readonly string[]): Settings | "help" {
         port: { type: "string" },
         host: { type: "string" },
         "data-dir": { type: "string" },
+        "tls-cert": { type: "string" },
+        "tls-key": { type: "string" },
+        "client-ca": { type: "string" },
         help: { type: "boolean" },
       },
       strict: true,
@@ -48,7 +59,30 @@ function parseCommandLine(argv: readonly string[]): Settings | "help" {
     port: values.port === undefined ? MANAGER_DEFAULTS.port : parsePort(values.port),
     host: values.host === undefined ? MANAGER_DEFAULTS.host : nonEmpty("--host", values.host),
     dataDir: values["data-dir"] === undefined ? MANAGER_DEFAULTS.dataDir : nonEmpty("--data-dir", values["data-dir"]),
+    ...tlsSettings(values),
   };
+}
+
+/** The TLS material the flags name, read now so that a wrong path stops the start with one line. */
+function tlsSettings(values: Values): { tls?: ServerTls } {
+  const { "tls-cert": cert, "tls-key": key, "client-ca": clientCa } = values;
+  if (cert === undefined && key === undefined && clientCa === undefined) return {};
+  if (cert === undefined || key === undefined) throw new UsageError("--tls-cert and --tls-key go together (and --client-ca needs them)");
+  return {
+    tls: {
+      cert: readPem("--tls-cert", cert),
+      key: readPem("--tls-key", key),
+      ...(clientCa === undefined ? {} : { clientCa: readPem("--client-ca", clientCa) }),
+    },
+  };
+}
+
+function readPem(flag: string, path: string): Buffer {
+  try {
+    return readFileSync(path);
+  } catch (error) {
+    throw new UsageError(`cannot read ${flag} ${path}: ${error instanceof Error ? error.message : String(error)}`);
+  }
 }
 
 function parsePort(text: string): number {
@@ -78,7 +112,8 @@ async function main(): Promise<void> {
   }
 
   const manager = await startManager(settings);
-  console.log(`reference Manager listening on ${manager.address} (data: ${settings.dataDir})`);
+  const security = settings.tls === undefined ? "plaintext" : settings.tls.clientCa === undefined ? "TLS" : "TLS, client certificates required";
+  console.log(`reference Manager listening on ${manager.address} (${security}; data: ${settings.dataDir})`);
 
   let stopping = false;
   const stop = (signal: NodeJS.Signals): void => {

@@ -17,14 +17,6 @@ import type { KubeObject } from "../helpers/kubernetes.js";
 
 const run = promisify(execFile);
 
-/**
- * What issue 12's TLS work adds (on another branch): the gateway's MANAGER_CA, MANAGER_CERT and
- * MANAGER_KEY, and the reference Manager's --tls-cert, --tls-key and --client-ca. The manifests
- * use them already; until they exist, these names are let through. Once they do, the last test
- * fails: delete this list then.
- */
-const AWAITING = { env: ["MANAGER_CA", "MANAGER_CERT", "MANAGER_KEY"], managerFlags: ["--tls-cert", "--tls-key", "--client-ca"] };
-
 const KUSTOMIZATION = readKustomization();
 const OBJECTS = readObjects(KUSTOMIZATION);
 const STAGES = readDockerfile();
@@ -137,7 +129,7 @@ describe("deploy/kubernetes: the gateway's replicas", () => {
 
   it("are configured with gateway settings only", () => {
     const names = [...Object.keys(CONFIG), ...(gatewayContainer().env ?? []).map((e) => e.name)];
-    expect(names.filter((name) => !KNOWN_ENV.has(name) && !AWAITING.env.includes(name))).toEqual([]);
+    expect(names.filter((name) => !KNOWN_ENV.has(name))).toEqual([]);
     expect(CONFIG.HOST).toBe("0.0.0.0");
     expect(gatewayContainer().envFrom).toEqual([{ configMapRef: { name: GATEWAY } }]);
   });
@@ -203,7 +195,7 @@ describe("deploy/kubernetes: the reference Manager", () => {
 
   it("is given only flags the reference Manager takes", () => {
     const flags = (managerContainer().args ?? []).filter((arg) => arg.startsWith("--"));
-    expect(flags.filter((flag) => !managerHelp.includes(`${flag} `) && !AWAITING.managerFlags.includes(flag))).toEqual([]);
+    expect(flags.filter((flag) => !managerHelp.includes(`${flag} `))).toEqual([]);
   });
 });
 
@@ -222,12 +214,5 @@ describe("deploy/kubernetes/tls/make-example-certs.sh", () => {
     await verify("sslclient", "gateway.crt");
     await expect(verify("sslserver", "manager.crt", ["-verify_hostname", "evil.example"])).rejects.toThrow();
     await expect(verify("sslserver", "gateway.crt")).rejects.toThrow();
-  });
-});
-
-describe("deploy/kubernetes: names awaiting issue 12's TLS settings", () => {
-  it("are not known yet (once they are, delete AWAITING above)", () => {
-    expect(AWAITING.env.filter((name) => KNOWN_ENV.has(name))).toEqual([]);
-    expect(AWAITING.managerFlags.filter((flag) => managerHelp.includes(`${flag} `))).toEqual([]);
   });
 });

@@ -17,11 +17,12 @@ export interface StartedCommand {
 
 /**
  * Starts `entry` (default: the build in this checkout, dist/src/main.js) with `node`, on port 0
- * with a data directory of its own, and resolves once it prints its listening line.
+ * with a data directory of its own and `env` added to this process's environment, and
+ * resolves once it prints its listening line.
  */
-export async function startCommand(args: readonly string[] = [], entry = "dist/src/main.js"): Promise<StartedCommand> {
+export async function startCommand(args: readonly string[] = [], entry = "dist/src/main.js", env: NodeJS.ProcessEnv = {}): Promise<StartedCommand> {
   const dataDir = await mkdtemp(join(tmpdir(), "gateway-e2e-"));
-  const started = await startProcess([process.execPath, entry, "--port", "0", "--data-dir", dataDir, ...args]);
+  const started = await startProcess([process.execPath, entry, "--port", "0", "--data-dir", dataDir, ...args], { env: { ...process.env, ...env } });
   return { ...started, stop: async () => {
     const code = await started.stop();
     await rm(dataDir, { recursive: true, force: true });

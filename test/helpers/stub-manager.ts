@@ -10,7 +10,7 @@ import { create } from "@bufbuild/protobuf";
 import type { FastifyInstance } from "fastify";
 import { EventStreamEventSchema, Manager, NorskStatusEventSchema } from "../../src/gen/norsk/api/manager_pb.js";
 import type { EventStreamEvent, NorskStatusEvent } from "../../src/gen/norsk/api/manager_pb.js";
-import { addPartialService, listenInsecure } from "../../src/grpc/index.js";
+import { addPartialService, listen } from "../../src/grpc/index.js";
 import type { ServiceImpl } from "../../src/grpc/index.js";
 import { buildApp } from "../../src/app.js";
 import type { AppOptions } from "../../src/app.js";
@@ -60,7 +60,7 @@ export async function stubManager(handlers: ManagerStub = {}): Promise<StubManag
       calls.push({ method: method.name, request, metadata: context.metadata, deadline: context.deadline, at: Date.now() });
     },
   });
-  const port = await listenInsecure(server, "127.0.0.1:0");
+  const port = await listen(server, "127.0.0.1:0");
   return {
     address: `127.0.0.1:${port}`,
     calls,

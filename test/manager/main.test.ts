@@ -35,7 +35,7 @@ describe.concurrent("npm run manager", () => {
   it("serves on the given port and data dir, logs one line, and exits 0 on SIGTERM", async ({ expect }) => {
     const run = runManager(["--port", "0", "--host", "127.0.0.1", "--data-dir", dataDir]);
     const address = await run.listening();
-    expect(run.lines).toEqual([expect.stringMatching(/^reference Manager listening on 127\.0\.0\.1:\d+ \(data: .+\)$/)]);
+    expect(run.lines).toEqual([expect.stringMatching(/^reference Manager listening on 127\.0\.0\.1:\d+ \(plaintext; data: .+\)$/)]);
     const channel = createChannel(address);
     const { hash } = await createClient(Manager, channel).createJob(simpleJob("cli-1"));
     expect(typeof hash).toBe("bigint");

@@ -18,7 +18,7 @@ import type { CurrentJob as OurCurrentJob, Job as OurJob } from "../../src/gen/n
 import type * as ApiPb from "@norskvideo/norsk-api/lib/manager_pb.js";
 import type * as ApiCommon from "@norskvideo/norsk-api/lib/shared/common_pb.js";
 import type * as ApiGrpc from "@norskvideo/norsk-api/lib/manager_grpc_pb.js";
-import { Code, GrpcError, createChannel, createClient, listenInsecure } from "../../src/grpc/index.js";
+import { Code, GrpcError, createChannel, createClient, listen } from "../../src/grpc/index.js";
 import type { Client } from "../../src/grpc/index.js";
 import { jobHash } from "../../src/manager/hash.js";
 import { collect, fullJob, grpcErrorOf, startHarness } from "./harness.js";
@@ -292,7 +292,7 @@ describe("our client against a server built on norsk-api 1.0.384's ManagerServic
     };
     server = new Server();
     server.addService(apiGrpc.ManagerService, impl);
-    const port = await listenInsecure(server, "127.0.0.1:0");
+    const port = await listen(server, "127.0.0.1:0");
     const channel = createChannel(`127.0.0.1:${port}`);
     closeChannel = () => {
       channel.close();

@@ -1,0 +1,133 @@
+// TLS to the Manager, for real: a reference Manager serving TLS with certificates made by
+// openssl for this run, requiring client certificates where a case says so, and the gateway
+// configured by its own flags. Every failure is named in the log at start-up and answered as a
+// 503 problem, never a hang.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadConfig } from "../../src/config.js";
+import type { Config } from "../../src/config.js";
+import { startGateway } from "../../src/gateway.js";
+import { IN_MEMORY, startManager } from "../../src/manager/index.js";
+import type { RunningManager } from "../../src/manager/index.js";
+import { makeCertificates } from "../helpers/certificates.js";
+import { startCommand } from "../helpers/command.js";
+import type { Certificates } from "../helpers/certificates.js";
+
+let certs: Certificates;
+/** Requires a client certificate signed by the CA. */
+let mtlsManager: RunningManager;
+/** TLS, no client certificate asked for. */
+let tlsManager: RunningManager;
+
+beforeAll(async () => {
+  certs = makeCertificates(["manager.test", "127.0.0.1"]);
+  const served = { cert: certs.read(certs.server.cert), key: certs.read(certs.server.key) };
+  mtlsManager = await startManager({ port: 0, dataDir: IN_MEMORY, tls: { ...served, clientCa: certs.read(certs.ca.cert) } });
+  tlsManager = await startManager({ port: 0, dataDir: IN_MEMORY, tls: served });
+});
+
+afterAll(async () => {
+  await mtlsManager.close();
+  await tlsManager.close();
+  certs.remove();
+});
+
+function configOf(argv: readonly string[], env: NodeJS.ProcessEnv = {}): Config {
+  const loaded = loadConfig(["--port", "0", ...argv], env);
+  if (loaded.help) throw new Error("help");
+  return loaded.config;
+}
+
+interface Outcome {
+  readonly readyz: number;
+  readonly job: { status: number; type: string | null; body: Record<string, unknown> };
+  /** The start-up check's log line. */
+  readonly probe: Record<string, unknown> | undefined;
+}
+
+/** Starts the gateway, reads /readyz and a job, and reports what the start-up check logged. */
+async function tryGateway(config: Config): Promise<Outcome> {
+  const lines: Record<string, unknown>[] = [];
+  const stream = { write: (line: string) => { lines.push(JSON.parse(line) as Record<string, unknown>); } };
+  const gateway = await startGateway(config, { level: "info", stream });
+  try {
+    const readyz = (await fetch(`${gateway.url}/readyz`)).status;
+    const response = await fetch(`${gateway.url}/v1/jobs/secure-1`);
+    const job = { status: response.status, type: response.headers.get("content-type"), body: (await response.json()) as Record<string, unknown> };
+    await expect.poll(() => lines.some((line) => String(line.msg).startsWith("the Manager ")), { timeout: 10_000 }).toBe(true);
+    return { readyz, job, probe: lines.find((line) => String(line.msg).startsWith("the Manager ")) };
+  } finally {
+    await gateway.close();
+  }
+}
+
+function expectUnreachable(outcome: Outcome, reason: RegExp): void {
+  expect(outcome.readyz).toBe(503);
+  expect(outcome.job.status).toBe(503);
+  expect(outcome.job.type).toBe("application/problem+json; charset=utf-8");
+  expect(outcome.job.body).toMatchObject({ status: 503, code: "UNAVAILABLE" });
+  expect(JSON.stringify(outcome.job.body)).not.toMatch(/certificate|ssl|tls/i);
+  expect(outcome.probe).toMatchObject({ level: 40, msg: "the Manager cannot be reached", code: "UNAVAILABLE" });
+  expect(String(outcome.probe?.reason)).toMatch(reason);
+}
+
+describe("the gateway to a Manager over TLS", () => {
+  it("serves jobs over mTLS with --manager-ca, --manager-cert, --manager-key and --manager-server-name", async () => {
+    const config = configOf(["--manager", mtlsManager.address, "--manager-ca", certs.ca.cert, "--manager-cert", certs.client.cert, "--manager-key", certs.client.key, "--manager-server-name", "manager.test"]);
+    const outcome = await tryGateway(config);
+    expect(outcome.readyz).toBe(200);
+    expect(outcome.job.status).toBe(404);
+    expect(outcome.probe).toMatchObject({ level: 30, msg: "the Manager is serving" });
+  });
+
+  it("takes the same settings from the environment", async () => {
+    const config = configOf([], {
+      MANAGER_ADDRESS: mtlsManager.address,
+      MANAGER_CA: certs.ca.cert,
+      MANAGER_CERT: certs.client.cert,
+      MANAGER_KEY: certs.client.key,
+      MANAGER_SERVER_NAME: "manager.test",
+    });
+    expect((await tryGateway(config)).readyz).toBe(200);
+  });
+
+  it("with --manager-tls alone, trusts Node's default CAs (here extended by NODE_EXTRA_CA_CERTS)", async () => {
+    // Node reads NODE_EXTRA_CA_CERTS when it starts, so this runs the built command.
+    const gateway = await startCommand(["--manager", tlsManager.address, "--manager-tls", "--log-level", "info"], undefined, { NODE_EXTRA_CA_CERTS: certs.ca.cert });
+    try {
+      expect((await fetch(`${gateway.url}/readyz`)).status).toBe(200);
+      await expect.poll(() => gateway.lines.some((line) => line.includes('"the Manager is serving"')), { timeout: 10_000 }).toBe(true);
+    } finally {
+      expect(await gateway.stop()).toBe(0);
+    }
+  });
+
+  it("with --manager-tls alone, does not trust a CA that is not among Node's", async () => {
+    const outcome = await tryGateway(configOf(["--manager", tlsManager.address, "--manager-tls"]));
+    expectUnreachable(outcome, /certificate/i);
+  });
+
+  it("answers 503, and logs why, when the Manager's certificate is signed by a CA it does not trust", async () => {
+    const config = configOf(["--manager", tlsManager.address, "--manager-ca", certs.otherCa.cert, "--manager-server-name", "manager.test"]);
+    expectUnreachable(await tryGateway(config), /certificate/i);
+  });
+
+  it("answers 503, and logs why, when it has no client certificate for a Manager that requires one", async () => {
+    const config = configOf(["--manager", mtlsManager.address, "--manager-ca", certs.ca.cert, "--manager-server-name", "manager.test"]);
+    expectUnreachable(await tryGateway(config), /certificate|handshake|alert|closed|reset/i);
+  });
+
+  it("answers 503, and logs why, when the Manager's certificate does not carry the expected name", async () => {
+    const config = configOf(["--manager", tlsManager.address, "--manager-ca", certs.ca.cert, "--manager-server-name", "other.test"]);
+    expectUnreachable(await tryGateway(config), /other\.test|altnames|name/i);
+  });
+
+  it("answers 503 when it speaks TLS to a Manager that serves plaintext", async () => {
+    const plain = await startManager({ port: 0, dataDir: IN_MEMORY });
+    try {
+      const config = configOf(["--manager", plain.address, "--manager-ca", certs.ca.cert]);
+      expectUnreachable(await tryGateway(config), /.+/);
+    } finally {
+      await plain.close();
+    }
+  });
+});

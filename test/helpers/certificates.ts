@@ -1,0 +1,65 @@
+// Certificates made for a test run by Debian's openssl: two unrelated CAs, and leaf
+// certificates signed by the first (a server's with the names given, a client's). Each is
+// valid for two days; the files are PEM, in a temporary folder removed by `remove()`.
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+export interface Pem {
+  readonly cert: string;
+  readonly key: string;
+}
+
+export interface Certificates {
+  readonly dir: string;
+  /** The CA that signed `server` and `client`. */
+  readonly ca: Pem;
+  /** A CA that signed nothing here: trusting it alone must fail. */
+  readonly otherCa: Pem;
+  readonly server: Pem;
+  readonly client: Pem;
+  read(path: string): Buffer;
+  remove(): void;
+}
+
+const KEY = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"];
+
+function openssl(dir: string, args: readonly string[]): void {
+  execFileSync("openssl", args, { cwd: dir, stdio: ["ignore", "ignore", "pipe"] });
+}
+
+function makeCa(dir: string, name: string): Pem {
+  const pem = { cert: join(dir, `${name}.pem`), key: join(dir, `${name}.key`) };
+  openssl(dir, ["req", "-x509", ...KEY, "-days", "2", "-subj", `/CN=${name}`, "-keyout", pem.key, "-out", pem.cert]);
+  return pem;
+}
+
+function makeLeaf(dir: string, name: string, ca: Pem, extensions: string): Pem {
+  const pem = { cert: join(dir, `${name}.pem`), key: join(dir, `${name}.key`) };
+  const csr = join(dir, `${name}.csr`);
+  openssl(dir, ["req", "-new", ...KEY, "-subj", `/CN=${name}`, "-keyout", pem.key, "-out", csr]);
+  const ext = join(dir, `${name}.ext`);
+  writeFileSync(ext, `${extensions}\n`);
+  openssl(dir, ["x509", "-req", "-in", csr, "-CA", ca.cert, "-CAkey", ca.key, "-CAcreateserial", "-days", "2", "-extfile", ext, "-out", pem.cert]);
+  return pem;
+}
+
+/** `serverNames`: the DNS names (and IP addresses, written as such) of the server certificate. */
+export function makeCertificates(serverNames: readonly string[]): Certificates {
+  const dir = mkdtempSync(join(tmpdir(), "gateway-certs-"));
+  const ca = makeCa(dir, "ca");
+  const otherCa = makeCa(dir, "other-ca");
+  const names = serverNames.map((name) => (/^[0-9.:]+$/.test(name) ? `IP:${name}` : `DNS:${name}`)).join(",");
+  const server = makeLeaf(dir, "server", ca, `subjectAltName=${names}\nextendedKeyUsage=serverAuth`);
+  const client = makeLeaf(dir, "client", ca, "extendedKeyUsage=clientAuth");
+  return {
+    dir,
+    ca,
+    otherCa,
+    server,
+    client,
+    read: (path) => readFileSync(path),
+    remove: () => { rmSync(dir, { recursive: true, force: true }); },
+  };
+}
