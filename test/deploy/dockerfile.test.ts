@@ -162,7 +162,7 @@ describe("the gateway target, run as the image runs it", () => {
     }
     // Nothing serves: the same check now fails.
     expect(await runHealthcheck(GATEWAY, env, app)).toBe(1);
-  });
+  }, 60_000);
 
   it("its HEALTHCHECK speaks HTTPS when TLS_CERT is set, and fails on any answer but 200", async () => {
     const tls = await mkdtemp(join(tmpdir(), "healthcheck-tls-"));
@@ -182,7 +182,7 @@ describe("the gateway target, run as the image runs it", () => {
       await new Promise((done) => server.close(done));
       await rm(tls, { recursive: true, force: true });
     }
-  });
+  }, 60_000);
 });
 
 describe("the reference-manager target's command", () => {
@@ -211,5 +211,5 @@ describe("the reference-manager target's command", () => {
       await rm(data, { recursive: true, force: true });
     }
     expect(await runHealthcheck(REFERENCE_MANAGER, env, checkout, replace)).toBe(1);
-  });
+  }, 60_000);
 });
