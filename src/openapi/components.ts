@@ -173,7 +173,7 @@ function withEnums(branches: readonly unknown[]): unknown[] {
     else out.push({ type: "string", enum: [branch.const] });
   }
   // A run of one stays as it was.
-  return out.map((branch) => (isObject(branch) && Array.isArray(branch.enum) && branch.enum.length === 1 ? { const: branch.enum[0], type: "string" } : branch));
+  return out.map((branch) => (isObject(branch) && Array.isArray(branch.enum) && branch.enum.length === 1 ? { const: (branch.enum as unknown[])[0], type: "string" } : branch));
 }
 
 function isStringConstant(schema: unknown): schema is { const: string; type: "string" } {
