@@ -18,6 +18,29 @@ export const SCHEMA_REF_PREFIX = "#/components/schemas/";
 
 type JsonObject = Record<string, unknown>;
 
+/**
+ * Stands for $ref beside a copy's own annotations until the document is finished: @fastify/swagger
+ * keeps only the $ref of a schema that has one (as OpenAPI 3.0 required), where 3.1 lets a
+ * $ref have a description and examples of its own.
+ */
+const ANNOTATED_REF = "x-annotated-ref";
+
+/** The document with each ANNOTATED_REF a $ref again (in place), $ref first for readers. */
+export function restoreAnnotatedRefs(value: unknown): void {
+  if (Array.isArray(value)) {
+    for (const item of value) restoreAnnotatedRefs(item);
+    return;
+  }
+  if (!isObject(value)) return;
+  const ref = value[ANNOTATED_REF];
+  if (typeof ref === "string") {
+    const rest = Object.entries(value).filter(([key]) => key !== ANNOTATED_REF);
+    for (const key of Object.keys(value)) Reflect.deleteProperty(value, key);
+    Object.assign(value, { $ref: ref }, Object.fromEntries(rest));
+  }
+  for (const child of Object.values(value)) restoreAnnotatedRefs(child);
+}
+
 /** The annotations a copy may change (schemas/common.ts doc()). */
 const ANNOTATIONS = ["description", "examples"] as const;
 
@@ -79,13 +102,15 @@ export class NamedSchemas {
       throw new Error(`a copy of component ${mark.name} differs from it in more than its description and examples`);
     }
     const $ref = `${SCHEMA_REF_PREFIX}${mark.name}`;
-    const reference: JsonObject = mark.nullable === true ? { anyOf: [{ $ref }, { type: "null" }] } : { $ref };
+    const annotations: JsonObject = {};
     const component = this.found.get(mark.name) as JsonObject;
     for (const key of ANNOTATIONS) {
       const own = copy[key];
-      if (own !== undefined && (mark.nullable === true || !isDeepStrictEqual(own, component[key]))) reference[key] = plain(own);
+      if (own !== undefined && (mark.nullable === true || !isDeepStrictEqual(own, component[key]))) annotations[key] = plain(own);
     }
-    return reference;
+    if (mark.nullable === true) return { anyOf: [{ $ref }, { type: "null" }], ...annotations };
+    // @fastify/swagger drops whatever stands beside a $ref; restoreAnnotatedRefs() puts it back.
+    return Object.keys(annotations).length === 0 ? { $ref } : { [ANNOTATED_REF]: $ref, ...annotations };
   }
 
   private copyChildren(value: unknown): JsonObject {

@@ -9,7 +9,7 @@
 import { STATUS_CODES } from "node:http";
 import { EXAMPLES } from "./examples.js";
 import type { OperationExamples } from "./examples.js";
-import { SCHEMA_REF_PREFIX } from "./components.js";
+import { SCHEMA_REF_PREFIX, restoreAnnotatedRefs } from "./components.js";
 import { OTHER_FAILURE_SAMPLE, problemSample } from "../http/status.js";
 import type { ProblemSample } from "../http/status.js";
 import { operationsOf } from "./document.js";
@@ -24,6 +24,7 @@ export function finishDocument(generated: OpenApiDocument): OpenApiDocument {
   // A copy, and a tree: the components given to @fastify/swagger are shared by every app built,
   // and an object reached twice would become a YAML anchor and alias.
   const doc = JSON.parse(JSON.stringify(generated)) as OpenApiDocument;
+  restoreAnnotatedRefs(doc);
   for (const { path, operation } of operationsOf(doc)) {
     spellHeaderNames(operation);
     const shared = [{ $ref: "#/components/parameters/XRequestId" }];

@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { doc, named } from "../../schemas/common.js";
 import { EnumOf } from "../../schemas/enums.js";
 import { InputOf } from "../../schemas/variants.js";
-import { NamedSchemas } from "../../src/openapi/components.js";
+import { NamedSchemas, restoreAnnotatedRefs } from "../../src/openapi/components.js";
 
 const Thing = named(Type.Object({ a: Type.String({ description: "a" }) }, { description: "A thing." }), "Thing");
 const List = named(Type.Object({ things: Type.Array(Thing), first: Type.Optional(doc(Thing, "The first thing.")) }, { description: "Things." }), "List");
@@ -28,9 +28,13 @@ describe("NamedSchemas", () => {
     expect(JSON.stringify(components.components)).not.toContain("$id");
   });
 
-  it("keeps a copy's own description beside its $ref", () => {
+  it("keeps a copy's own description beside its $ref (through @fastify/swagger, which would drop it)", () => {
     const components = build(List);
-    expect(components.components.List).toMatchObject({ properties: { first: { $ref: "#/components/schemas/Thing", description: "The first thing." } } });
+    const list = structuredClone(components.components.List);
+    expect(list).not.toHaveProperty(["properties", "first", "$ref"]);
+    restoreAnnotatedRefs(list);
+    expect(list).toMatchObject({ properties: { first: { $ref: "#/components/schemas/Thing", description: "The first thing." } } });
+    expect(Object.keys((list as { properties: { first: object } }).properties.first)).toEqual(["$ref", "description"]);
     expect(components.components.Thing).toMatchObject({ description: "A thing." });
   });
 

@@ -74,6 +74,14 @@ describe("one component per message", () => {
     expect(events).toEqual(expect.arrayContaining(["JobUpdated", "NodeStarted", "ProviderHealth", "JobInfoMessage", "Log"]));
   });
 
+  it("keeps each copy's own description beside its $ref", () => {
+    expect((schemasOf(doc).Job as { properties: Json }).properties.norskServiceParameters).toEqual({
+      $ref: "#/components/schemas/ServiceParameters",
+      description: "Parameters for the Norsk Media container (omitted when unset).",
+    });
+    expect(JSON.stringify(doc)).not.toContain("x-annotated-ref");
+  });
+
   it("inlines no copy of any component anywhere in the document", () => {
     expect(inlinedCopies(doc)).toEqual([]);
   });
