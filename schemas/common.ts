@@ -12,23 +12,44 @@ export function doc<T extends TSchema>(schema: T, description: string, ...exampl
   return examples.length > 0 ? { ...schema, description, examples } : { ...schema, description };
 }
 
+/** Symbol key of a schema's component mark. Symbols are invisible to JSON, Ajv and fast-json-stringify. */
+export const ComponentKind = Symbol.for("norsk-manager-gateway/component");
+
 /**
- * A copy of `schema` with a stable $id, for @fastify/swagger components and fastify.addSchema.
- * Schemas are composed from the copies without $id: Ajv refuses one $id at two places of a
- * document (ServiceParameters is inside Job twice), so only top-level documents carry one.
+ * Which OpenAPI component a schema is, or is a copy of: its name, and the component's own
+ * schema. Copies made by doc(), Type.Optional() or a spread keep the mark (spreads copy
+ * enumerable symbol keys), so the document refers to each of them by $ref (src/openapi/components.ts).
  */
-export function named<T extends TSchema>(schema: T, $id: string): T {
-  return { ...schema, $id };
+export interface ComponentMark {
+  readonly name: string;
+  readonly schema: TSchema;
+  /**
+   * Set on a copy of a union component (an enum) with `null` as one more alternative, written
+   * flat (schemas/variants.ts): the document shows it as anyOf [the component, null].
+   */
+  readonly nullable?: true;
 }
 
 /**
- * `schema` without its $id, to compose into another schema: Ajv refuses one $id at two places
- * of a document, so only a top-level document carries it (docs/ARCHITECTURE.md §7).
+ * `schema` as the component `name` (docs/ARCHITECTURE.md §7). Composed into other schemas as it
+ * is, copies and all: validation sees one self-contained schema per route, with no $id and no
+ * $ref, while the OpenAPI document shows the component once and refers to it everywhere else.
  */
-export function inline<T extends TSchema>(schema: T): T {
-  const { $id: _id, ...rest } = schema;
-  // The same schema minus an optional key: still a T.
-  return rest as T;
+export function named<T extends TSchema>(schema: T, name: string): T {
+  return marked(schema, (own) => ({ name, schema: own }));
+}
+
+/** A copy of `schema` whose mark `markOf` computes from the copy itself. */
+export function marked<T extends TSchema>(schema: T, markOf: (own: T) => ComponentMark): T {
+  const own: T = { ...schema };
+  Object.defineProperty(own, ComponentKind, { value: markOf(own), enumerable: true, writable: false, configurable: true });
+  return own;
+}
+
+/** The component a schema is, or is a copy of; undefined for a schema that is not one. */
+export function componentOf(schema: unknown): ComponentMark | undefined {
+  if (typeof schema !== "object" || schema === null) return undefined;
+  return (schema as { [ComponentKind]?: ComponentMark })[ComponentKind];
 }
 
 /**
@@ -102,41 +123,47 @@ export function MapOf<T extends TSchema>(value: T, description: string, ...examp
 
 export const StringMap = MapOf(Type.String(), "A map of strings.", { env: "prod" });
 
-export const ProblemItemJson = Type.Object(
-  {
-    pointer: Type.Optional(Type.String({ description: "JSON Pointer (RFC 6901) into the request body.", examples: ["/services/0/restart"] })),
-    parameter: Type.Optional(Type.String({ description: "Name of the query or path parameter.", examples: ["startAt"] })),
-    header: Type.Optional(Type.String({ description: "Name of the request header.", examples: ["If-Match"] })),
-    message: Type.String({ description: "What is wrong, in plain words.", examples: ['must be one of "never", "on_failure", "always"'] }),
-  },
-  { additionalProperties: false, description: "One thing wrong with the request: where, and what." },
+export const ProblemItemJson = named(
+  Type.Object(
+    {
+      pointer: Type.Optional(Type.String({ description: "JSON Pointer (RFC 6901) into the request body.", examples: ["/services/0/restart"] })),
+      parameter: Type.Optional(Type.String({ description: "Name of the query or path parameter.", examples: ["startAt"] })),
+      header: Type.Optional(Type.String({ description: "Name of the request header.", examples: ["If-Match"] })),
+      message: Type.String({ description: "What is wrong, in plain words.", examples: ['must be one of "never", "on_failure", "always"'] }),
+    },
+    { additionalProperties: false, description: "One thing wrong with the request: where, and what." },
+  ),
+  "ProblemItem",
 );
 
-export const ProblemJson = Type.Object(
-  {
-    type: Type.String({ description: "URI reference identifying the problem type.", examples: ["about:blank"] }),
-    title: Type.String({ description: "Short summary of the problem type.", examples: ["Bad Request"] }),
-    status: Type.Integer({ minimum: 100, maximum: 599, description: "The HTTP status code.", examples: [400] }),
-    detail: Type.String({ description: "Explanation of this occurrence.", examples: ["the request body is invalid"] }),
-    instance: Type.String({
-      description:
-        "URI reference of this occurrence: the request path, or urn:uuid:<uuid> (a fresh id of the occurrence) " +
-        "for a request refused before routing, whose URL is not quoted back.",
-      examples: ["/v1/jobs/j-1"],
-    }),
-    code: Type.Optional(Type.String({ description: "The gRPC status name, when the Manager answered.", examples: ["INVALID_ARGUMENT"] })),
-    requestId: Type.String({
-      description: "The request's X-Request-Id: the one sent, or the one generated for it.",
-      examples: ["3f2b8c1e-5d4a-4f7b-9a0e-1c2d3e4f5a6b"],
-    }),
-    errors: Type.Optional(
-      Type.Array(ProblemItemJson, {
-        description: "For validation errors: every problem found.",
-        examples: [[{ pointer: "/currentHash", message: "must be a decimal string of an int64" }]],
+export const ProblemJson = named(
+  Type.Object(
+    {
+      type: Type.String({ description: "URI reference identifying the problem type.", examples: ["about:blank"] }),
+      title: Type.String({ description: "Short summary of the problem type.", examples: ["Bad Request"] }),
+      status: Type.Integer({ minimum: 100, maximum: 599, description: "The HTTP status code.", examples: [400] }),
+      detail: Type.String({ description: "Explanation of this occurrence.", examples: ["the request body is invalid"] }),
+      instance: Type.String({
+        description:
+          "URI reference of this occurrence: the request path, or urn:uuid:<uuid> (a fresh id of the occurrence) " +
+          "for a request refused before routing, whose URL is not quoted back.",
+        examples: ["/v1/jobs/j-1"],
       }),
-    ),
-  },
-  { additionalProperties: false, $id: "Problem", description: "An RFC 9457 problem (application/problem+json)." },
+      code: Type.Optional(Type.String({ description: "The gRPC status name, when the Manager answered.", examples: ["INVALID_ARGUMENT"] })),
+      requestId: Type.String({
+        description: "The request's X-Request-Id: the one sent, or the one generated for it.",
+        examples: ["3f2b8c1e-5d4a-4f7b-9a0e-1c2d3e4f5a6b"],
+      }),
+      errors: Type.Optional(
+        Type.Array(ProblemItemJson, {
+          description: "For validation errors: every problem found.",
+          examples: [[{ pointer: "/currentHash", message: "must be a decimal string of an int64" }]],
+        }),
+      ),
+    },
+    { additionalProperties: false, description: "An RFC 9457 problem (application/problem+json)." },
+  ),
+  "Problem",
 );
 
 export type ProblemItemJson = Static<typeof ProblemItemJson>;

@@ -3,13 +3,15 @@
 // them against the generated descriptors, so a proto change cannot leave them stale.
 import { Type } from "@sinclair/typebox";
 import type { TInteger, TLiteral, TUnion } from "@sinclair/typebox";
+import { named } from "./common.js";
 
 type Literals<T extends readonly string[]> = { [K in keyof T]: TLiteral<T[K]> };
 
 /** anyOf: the names as constants, then any int32 (for numbers the gateway does not know). */
 export type TEnum<T extends readonly string[]> = TUnion<[...Literals<T>, TInteger]>;
 
-export function EnumOf<const T extends readonly string[]>(protoName: string, names: T, description: string): TEnum<T> {
+/** The enum `protoName` as the component `name` (an enum's component is named as its TypeScript constant). */
+export function EnumOf<const T extends readonly string[]>(name: string, protoName: string, names: T, description: string): TEnum<T> {
   const list = names.map((n) => JSON.stringify(n)).join(", ");
   const unknown = Type.Integer({
     minimum: -2147483648,
@@ -20,29 +22,32 @@ export function EnumOf<const T extends readonly string[]>(protoName: string, nam
     description: `${description} One of ${list}; an integer only for a value this gateway does not know.`,
     examples: [names[0]],
   });
-  return schema as unknown as TEnum<T>;
+  return named(schema, name) as unknown as TEnum<T>;
 }
 
 export const NorskVersion = EnumOf(
+  "NorskVersion",
   "norsk.api.manager.Version",
   ["recommended", "latest", "previous_recommended", "lts"] as const,
   "A Norsk release channel.",
 );
-export const JobState = EnumOf("norsk.api.manager.Job.JobState", ["pre", "active", "post"] as const, "The state of a job.");
-export const Cloud = EnumOf("norsk.api.manager.Cloud", ["aws", "oci"] as const, "The cloud a job runs in.");
+export const JobState = EnumOf("JobState", "norsk.api.manager.Job.JobState", ["pre", "active", "post"] as const, "The state of a job.");
+export const Cloud = EnumOf("Cloud", "norsk.api.manager.Cloud", ["aws", "oci"] as const, "The cloud a job runs in.");
 export const PriorityBand = EnumOf(
+  "PriorityBand",
   "norsk.api.manager.PriorityBand",
   ["gold", "silver", "bronze"] as const,
   "Scheduling priority of an auto-placed job.",
 );
-export const Health = EnumOf("norsk.api.manager.Health", ["healthy", "unstable", "failed"] as const, "Health of a provider region.");
+export const Health = EnumOf("Health", "norsk.api.manager.Health", ["healthy", "unstable", "failed"] as const, "Health of a provider region.");
 export const ServiceRestart = EnumOf(
+  "ServiceRestart",
   "norsk.api.common.Service.ServiceRestart",
   ["never", "on_failure", "always"] as const,
   "When the worker restarts a service.",
 );
-export const ProtocolFamily = EnumOf("norsk.api.common.ProtocolFamily", ["any", "udp", "tcp"] as const, "Transport protocol of a port.");
-export const Architecture = EnumOf("norsk.api.common.Architecture", ["x86_64", "aarch_64"] as const, "CPU architecture of a node.");
+export const ProtocolFamily = EnumOf("ProtocolFamily", "norsk.api.common.ProtocolFamily", ["any", "udp", "tcp"] as const, "Transport protocol of a port.");
+export const Architecture = EnumOf("Architecture", "norsk.api.common.Architecture", ["x86_64", "aarch_64"] as const, "CPU architecture of a node.");
 
 /** Every enum schema above by its protobuf name, for the test that checks it against the descriptor. */
 export const ENUM_SCHEMAS = {

@@ -4,47 +4,52 @@
 // stream schemas are derived from those lists, so each event is described once.
 import { Type } from "@sinclair/typebox";
 import type { TObject, TSchema } from "@sinclair/typebox";
-import { Int32, ProblemJson, Timestamp, Uint64String, doc, inline, named } from "./common.js";
+import { Int32, ProblemJson, Timestamp, Uint64String, doc, named } from "./common.js";
 import { EnumOf, Health } from "./enums.js";
 import { JobWithHistoryJson } from "./history.js";
-import { RunningJobJson } from "./job.js";
+import { ActiveJobKeyJson, RunningJobJson } from "./job.js";
 import { NodeMetadataJson, PhysicalNodeJson, RunningNodeMetadataJson } from "./nodes.js";
 
 const closed = { additionalProperties: false } as const;
 const str = (description: string, example: string) => Type.String({ description, examples: [example] });
-const object = (properties: Record<string, TSchema>, description: string, example: object) =>
-  Type.Object(properties, { ...closed, description, examples: [example] });
+/** The message `name` (its protobuf name), as the mirror writes it. */
+const message = (name: string, properties: Record<string, TSchema>, description: string, example: object) =>
+  named(Type.Object(properties, { ...closed, description, examples: [example] }), name);
 
-const instances = Type.Array(inline(RunningJobJson), { description: "The job instances running on the node.", examples: [[]] });
+const instances = Type.Array(RunningJobJson, { description: "The job instances running on the node.", examples: [[]] });
 const nodeMetadata = Type.Optional(doc(NodeMetadataJson, "The node (omitted when unset)."));
 const runningNodeMetadata = Type.Optional(doc(RunningNodeMetadataJson, "The node's addresses (omitted when unset)."));
 const nodeId = Type.Optional(str("The node's id (omitted when unset).", "aws-node-1"));
 const jobWithHistory = Type.Optional(doc(JobWithHistoryJson, "The job and its history (omitted when unset)."));
-const aJob = (description: string) => object({ jobWithHistory }, description, { jobWithHistory: { historyEntry: [] } });
+const aJob = (name: string, description: string) => message(name, { jobWithHistory }, description, { jobWithHistory: { historyEntry: [] } });
 
-const regions = (item: TSchema, description: string) =>
-  object({ regionHealth: Type.Array(item, { description: "Health by region.", examples: [[]] }) }, description, { regionHealth: [] });
+const regions = (name: string, item: TSchema, description: string) =>
+  message(name, { regionHealth: Type.Array(item, { description: "Health by region.", examples: [[]] }) }, description, { regionHealth: [] });
 
 const ONE_PROVIDER = "At most one of aws, oci is set (a oneof).";
 const health = doc(Health, "Health of the region.", "healthy");
 const AwsHealth = regions(
-  object({ region: str("AWS region.", "eu-west-1"), health }, "An AWS region's health.", { region: "eu-west-1", health: "healthy" }),
+  "AwsHealth",
+  message("AwsRegionHealth", { region: str("AWS region.", "eu-west-1"), health }, "An AWS region's health.", { region: "eu-west-1", health: "healthy" }),
   "AWS health by region.",
 );
 const OciHealth = regions(
-  object({ availabilityDomain: str("OCI availability domain.", "AD-1"), health }, "An OCI domain's health.", {
+  "OciHealth",
+  message("OciRegionHealth", { availabilityDomain: str("OCI availability domain.", "AD-1"), health }, "An OCI domain's health.", {
     availabilityDomain: "AD-1",
     health: "healthy",
   }),
   "OCI health by availability domain.",
 );
-const ProviderHealth = object(
+const ProviderHealth = message(
+  "ProviderHealth",
   { aws: Type.Optional(doc(AwsHealth, `AWS health. ${ONE_PROVIDER}`)), oci: Type.Optional(doc(OciHealth, `OCI health. ${ONE_PROVIDER}`)) },
   `A cloud provider's health. ${ONE_PROVIDER}`,
   { aws: { regionHealth: [] } },
 );
 
 export const NodeStoppingReason = EnumOf(
+  "NodeStoppingReason",
   "norsk.api.manager.NodeStopping.Reason",
   [
     "create_failed",
@@ -61,31 +66,39 @@ export const NodeStoppingReason = EnumOf(
   "Why a node is stopping.",
 );
 
-export const ComposeStage = EnumOf("norsk.api.common.JobInfoComposeMessage.Stage", ["build", "create", "start", "stop", "down"] as const, "A stage of docker compose.");
+export const ComposeStage = EnumOf("ComposeStage", "norsk.api.common.JobInfoComposeMessage.Stage", ["build", "create", "start", "stop", "down"] as const, "A stage of docker compose.");
 
 const service = { serviceName: str("The service's name.", "norsk") };
 const INFO = "At most one of serviceStarted, serviceRestarting, containerEvent, composeMessage is set (a oneof).";
 
-const JobInfoMessage = object(
+const JobInfoMessage = message(
+  "JobInfoMessage",
   {
-    jobKey: Type.Optional(
+    jobKey: Type.Optional(doc(ActiveJobKeyJson, "The instance the message is about (omitted when unset).")),
+    timestamp: Type.Optional(doc(Timestamp, "When it happened (omitted when unset).", "2026-12-24T18:00:00Z")),
+    serviceStarted: Type.Optional(doc(message("JobInfoServiceStarted", service, "A service started.", { serviceName: "norsk" }), `A service started. ${INFO}`)),
+    serviceRestarting: Type.Optional(
+      doc(message("JobInfoServiceRestarting", service, "A service is restarting.", { serviceName: "norsk" }), `A service is restarting. ${INFO}`),
+    ),
+    containerEvent: Type.Optional(
       doc(
-        object(
-          { jobId: Type.Optional(str("The job's id (omitted when unset).", "encoder-1")), role: str("The instance's role.", "primary") },
-          "Which instance of which job.",
-          { jobId: "encoder-1", role: "primary" },
-        ),
-        "The instance the message is about (omitted when unset).",
+        message("JobInfoContainerEvent", { ...service, text: str("What the container reported.", "health_status: healthy") }, "A container event.", {
+          serviceName: "norsk",
+          text: "",
+        }),
+        `A container event. ${INFO}`,
       ),
     ),
-    timestamp: Type.Optional(doc(Timestamp, "When it happened (omitted when unset).", "2026-12-24T18:00:00Z")),
-    serviceStarted: Type.Optional(doc(object(service, "A service started.", { serviceName: "norsk" }), `A service started. ${INFO}`)),
-    serviceRestarting: Type.Optional(doc(object(service, "A service is restarting.", { serviceName: "norsk" }), `A service is restarting. ${INFO}`)),
-    containerEvent: Type.Optional(
-      doc(object({ ...service, text: str("What the container reported.", "health_status: healthy") }, "A container event.", { serviceName: "norsk", text: "" }), `A container event. ${INFO}`),
-    ),
     composeMessage: Type.Optional(
-      doc(object({ stage: doc(ComposeStage, "The compose stage.", "start"), text: str("The message.", "Container norsk Started") }, "A docker compose message.", { stage: "start", text: "" }), `A docker compose message. ${INFO}`),
+      doc(
+        message(
+          "JobInfoComposeMessage",
+          { stage: doc(ComposeStage, "The compose stage.", "start"), text: str("The message.", "Container norsk Started") },
+          "A docker compose message.",
+          { stage: "start", text: "" },
+        ),
+        `A docker compose message. ${INFO}`,
+      ),
     ),
   },
   `A message from a job's worker. ${INFO}`,
@@ -94,22 +107,26 @@ const JobInfoMessage = object(
 
 /** Every EventStream event, by name (the JSON name of its EventStreamEvent member), in field order. */
 export const EVENT_DATA = {
-  nodeRunning: object({ nodeMetadata, runningNodeMetadata, instances }, "A cloud node that is running (current picture).", { instances: [] }),
-  jobActive: aJob("A job that is active (current picture)."),
-  initialDataComplete: object(
+  nodeRunning: message("NodeRunning", { nodeMetadata, runningNodeMetadata, instances }, "A cloud node that is running (current picture).", { instances: [] }),
+  jobActive: aJob("JobActive", "A job that is active (current picture)."),
+  initialDataComplete: message(
+    "InitialDataComplete",
     { health: Type.Array(ProviderHealth, { description: "Health of the cloud providers.", examples: [[]] }) },
     "The current picture is complete; live events follow.",
     { health: [] },
   ),
-  jobUpdated: aJob("A job was created or changed (its state and instances included)."),
-  jobDeleted: object({ jobId: Type.Optional(str("The deleted job's id (omitted when unset).", "encoder-1")) }, "A job was deleted.", { jobId: "encoder-1" }),
-  jobPending: aJob("A job that starts within pendingWindowS seconds (current picture)."),
-  jobOutOfWindow: aJob("A job left the pending window."),
-  nodeStarting: object({ nodeMetadata }, "A node is starting.", {}),
-  nodeStarted: object({ nodeMetadata, runningNodeMetadata }, "A node has started.", {}),
-  nodeStopping: object({ nodeId, reason: doc(NodeStoppingReason, "Why the node is stopping.", "user_requested") }, "A node is stopping.", { reason: "user_requested" }),
-  nodeStopped: object({ nodeId }, "A node has stopped.", { nodeId: "aws-node-1" }),
-  physicalNodeConnected: object(
+  jobUpdated: aJob("JobUpdated", "A job was created or changed (its state and instances included)."),
+  jobDeleted: message("JobDeleted", { jobId: Type.Optional(str("The deleted job's id (omitted when unset).", "encoder-1")) }, "A job was deleted.", { jobId: "encoder-1" }),
+  jobPending: aJob("JobPending", "A job that starts within pendingWindowS seconds (current picture)."),
+  jobOutOfWindow: aJob("JobOutOfWindow", "A job left the pending window."),
+  nodeStarting: message("NodeStarting", { nodeMetadata }, "A node is starting.", {}),
+  nodeStarted: message("NodeStarted", { nodeMetadata, runningNodeMetadata }, "A node has started.", {}),
+  nodeStopping: message("NodeStopping", { nodeId, reason: doc(NodeStoppingReason, "Why the node is stopping.", "user_requested") }, "A node is stopping.", {
+    reason: "user_requested",
+  }),
+  nodeStopped: message("NodeStopped", { nodeId }, "A node has stopped.", { nodeId: "aws-node-1" }),
+  physicalNodeConnected: message(
+    "PhysicalNodeConnected",
     { node: Type.Optional(doc(PhysicalNodeJson, "The node (omitted when unset).")), instances },
     "A physical node connected, or was registered or updated.",
     { instances: [] },
@@ -119,18 +136,23 @@ export const EVENT_DATA = {
 } satisfies Record<string, TObject>;
 
 export const LogLevel = EnumOf(
+  "LogLevel",
   "norsk.api.common.Log.Level",
   ["emergency", "alert", "critical", "error", "warning", "notice", "info", "debug"] as const,
   "Severity of a log event.",
 );
 
+const VERSION_EXAMPLE = { majorVersion: 1, minorVersion: 0, buildNumber: 384, branchName: "", label: "" };
+
 /** Every CreateStatusChannel event, by name. */
 export const STATUS_DATA = {
-  hello: object(
+  hello: message(
+    "Hello",
     {
       version: Type.Optional(
         doc(
-          object(
+          message(
+            "Version",
             {
               majorVersion: doc(Int32, "Major version.", 1),
               minorVersion: doc(Int32, "Minor version.", 0),
@@ -139,16 +161,17 @@ export const STATUS_DATA = {
               label: str("Build label.", "reference"),
             },
             "A version of the Manager.",
-            { majorVersion: 1, minorVersion: 0, buildNumber: 384, branchName: "", label: "" },
+            VERSION_EXAMPLE,
           ),
           "The Manager's version (omitted when unset).",
         ),
       ),
     },
     "The first event: who is talking.",
-    { version: { majorVersion: 1, minorVersion: 0, buildNumber: 384, branchName: "", label: "" } },
+    { version: VERSION_EXAMPLE },
   ),
-  logEvent: object(
+  logEvent: message(
+    "Log",
     {
       level: doc(LogLevel, "Severity.", "info"),
       timestamp: doc(Uint64String, "When, in milliseconds since the Unix epoch (uint64 as a decimal string).", "1766599200000"),
@@ -161,16 +184,14 @@ export const STATUS_DATA = {
 } satisfies Record<string, TObject>;
 
 /** The mirror's form of a whole stream message: each event a sibling optional property. */
-function envelope(data: Record<string, TObject>, description: string): TObject {
+function envelope(name: string, data: Record<string, TObject>, description: string): TObject {
   const properties: Record<string, TSchema> = {};
-  for (const [name, schema] of Object.entries(data)) properties[name] = Type.Optional(schema);
-  return Type.Object(properties, { ...closed, description });
+  for (const [event, schema] of Object.entries(data)) properties[event] = Type.Optional(schema);
+  return named(Type.Object(properties, { ...closed, description }), name);
 }
-export const EventStreamEventJson = envelope(EVENT_DATA, "An EventStream message: exactly one event set.");
-export const StatusEventJson = envelope(STATUS_DATA, "A CreateStatusChannel message: exactly one event set.");
+export const EventStreamEventJson = envelope("EventStreamEvent", EVENT_DATA, "An EventStream message: exactly one event set.");
+export const StatusEventJson = envelope("NorskStatusEvent", STATUS_DATA, "A CreateStatusChannel message: exactly one event set.");
 
-// The Problem without its $id: here it is part of another schema, not a document of its own.
-const { $id: _problemId, ...ProblemData } = ProblemJson;
 const problemExample = {
   type: "about:blank",
   title: "Service Unavailable",
@@ -183,17 +204,25 @@ const problemExample = {
 
 const ERROR_EVENT = "error: the last event of a stream that failed: its client fell too far behind (429), the Manager went away (503), or the gateway is shutting down (503).";
 
-/** One NDJSON line: {"event": name, "data": ...}, per event; heartbeats and the final error too. */
-function lines(data: Record<string, TObject>, $id: string, stream: string): TSchema {
-  const line = (event: string, body: TSchema | undefined, description: string) =>
-    Type.Object(
-      { event: Type.Literal(event, { description: "The event's name.", examples: [event] }), ...(body === undefined ? {} : { data: body }) },
-      { ...closed, description },
-    );
+/** One NDJSON line, {"event": name, "data": ...}: the component `<Name>Line`, Name the event's name capitalised. */
+function line(event: string, data: TSchema | undefined, description: string): TObject {
+  const properties = { event: Type.Literal(event, { description: "The event's name.", examples: [event] }), ...(data === undefined ? {} : { data }) };
+  return named(Type.Object(properties, { ...closed, description }), `${event.charAt(0).toUpperCase()}${event.slice(1)}Line`);
+}
+
+// Both streams end the same ways.
+const HEARTBEAT_LINE = line("heartbeat", undefined, "Sent every 15 s (configurable) while nothing else is; ignore it.");
+const ERROR_LINE = line("error", doc(ProblemJson, "Why the stream ended.", problemExample), ERROR_EVENT);
+
+/**
+ * The lines of a stream: exactly one line schema fits each line, told apart by `event` (an
+ * OpenAPI discriminator; its mapping is written with the document's component names by
+ * src/openapi/components.ts).
+ */
+function lines(data: Record<string, TObject>, name: string, stream: string): TSchema {
   const branches = Object.entries(data).map(([event, body]) => line(event, body, body.description ?? event));
-  branches.push(line("heartbeat", undefined, "Sent every 15 s (configurable) while nothing else is; ignore it."));
-  branches.push(line("error", doc(ProblemData, "Why the stream ended.", problemExample), ERROR_EVENT));
-  return named(Type.Union(branches, { description: `One line of ${stream} as NDJSON.` }), $id);
+  const union = { oneOf: [...branches, HEARTBEAT_LINE, ERROR_LINE], discriminator: { propertyName: "event" }, description: `One line of ${stream} as NDJSON.` };
+  return named(Type.Unsafe<unknown>(union), name);
 }
 
 export const EventLine = lines(EVENT_DATA, "EventLine", "GET /v1/events");

@@ -1,19 +1,21 @@
 // Request bodies of the job-instance routes (StartJob, StopJob).
 import { Type } from "@sinclair/typebox";
 import type { Static } from "@sinclair/typebox";
-import { IdOf } from "./common.js";
+import { IdOf, named } from "./common.js";
 
-export const StartInstanceJson = Type.Object(
-  {
-    role: IdOf("The role of this instance of the job.", "primary"),
-    nodeId: IdOf("The node to start it on.", "node-1"),
-  },
-  {
-    additionalProperties: false,
-    $id: "StartInstance",
-    description: "Start an instance of the job in a role on a node (StartJob).",
-    examples: [{ role: "primary", nodeId: "node-1" }],
-  },
+export const StartInstanceJson = named(
+  Type.Object(
+    {
+      role: IdOf("The role of this instance of the job.", "primary"),
+      nodeId: IdOf("The node to start it on.", "node-1"),
+    },
+    {
+      additionalProperties: false,
+      description: "Start an instance of the job in a role on a node (StartJob).",
+      examples: [{ role: "primary", nodeId: "node-1" }],
+    },
+  ),
+  "StartInstance",
 );
 export type StartInstanceJson = Static<typeof StartInstanceJson>;
 

@@ -3,61 +3,79 @@
 // JobInput and JobPatch are derived from it (variants.ts), so each field is described once.
 import { Type } from "@sinclair/typebox";
 import type { Static } from "@sinclair/typebox";
-import { Double, Float, IdOf, Int64String, MapOf, StringMap, Timestamp, Uint32, doc, inline, named } from "./common.js";
+import { Double, Float, IdOf, Int64String, MapOf, StringMap, Timestamp, Uint32, doc, named } from "./common.js";
 import { Cloud, JobState, NorskVersion, PriorityBand } from "./enums.js";
 import { ServiceJson, ServiceParametersJson } from "./service.js";
 import { InputOf, PatchOf } from "./variants.js";
 
 const closed = { additionalProperties: false } as const;
 
-const CapabilityRequirement = Type.Object(
-  {
-    name: Type.String({ description: "Capability name.", examples: ["gpu"] }),
-    value: Type.String({ description: "Required value of the capability.", examples: ["nvenc"] }),
-  },
-  { ...closed, description: "One capability a node must offer.", examples: [{ name: "gpu", value: "nvenc" }] },
+const CapabilityRequirement = named(
+  Type.Object(
+    {
+      name: Type.String({ description: "Capability name.", examples: ["gpu"] }),
+      value: Type.String({ description: "Required value of the capability.", examples: ["nvenc"] }),
+    },
+    { ...closed, description: "One capability a node must offer.", examples: [{ name: "gpu", value: "nvenc" }] },
+  ),
+  "CapabilityRequirement",
 );
 
-const JobRequirements = Type.Object(
-  {
-    requiredCapacity: doc(Double, "Share of a node's capacity the job needs.", 0.5),
-    requiredCores: Type.Optional(doc(Uint32, "CPU cores the job needs (omitted when unset).", 4)),
-    requiredGpuCapacity: Type.Optional(doc(Float, "Share of a GPU the job needs (omitted when unset).", 0.25)),
-    requiredGpuModel: Type.Optional(Type.String({ description: "GPU model the job needs (omitted when unset).", examples: ["H100"] })),
-    requiredCapabilities: Type.Array(CapabilityRequirement, { description: "Capabilities the node must offer.", examples: [[{ name: "gpu", value: "nvenc" }]] }),
-    priorityBand: doc(PriorityBand, "Scheduling priority.", "gold"),
-  },
-  {
-    ...closed,
-    description: "What the AutoManager must find on a node to place the job there.",
-    examples: [{ requiredCapacity: 0.5, requiredCapabilities: [], priorityBand: "gold" }],
-  },
+const JobRequirements = named(
+  Type.Object(
+    {
+      requiredCapacity: doc(Double, "Share of a node's capacity the job needs.", 0.5),
+      requiredCores: Type.Optional(doc(Uint32, "CPU cores the job needs (omitted when unset).", 4)),
+      requiredGpuCapacity: Type.Optional(doc(Float, "Share of a GPU the job needs (omitted when unset).", 0.25)),
+      requiredGpuModel: Type.Optional(Type.String({ description: "GPU model the job needs (omitted when unset).", examples: ["H100"] })),
+      requiredCapabilities: Type.Array(CapabilityRequirement, { description: "Capabilities the node must offer.", examples: [[{ name: "gpu", value: "nvenc" }]] }),
+      priorityBand: doc(PriorityBand, "Scheduling priority.", "gold"),
+    },
+    {
+      ...closed,
+      description: "What the AutoManager must find on a node to place the job there.",
+      examples: [{ requiredCapacity: 0.5, requiredCapabilities: [], priorityBand: "gold" }],
+    },
+  ),
+  "JobRequirements",
 );
 
-const AutoPlacement = Type.Object(
-  { requirements: Type.Optional(doc(JobRequirements, "Placement requirements (omitted when unset).")) },
-  { ...closed, description: "Present iff the AutoManager should place the job.", examples: [{}] },
+const AutoPlacement = named(
+  Type.Object(
+    { requirements: Type.Optional(doc(JobRequirements, "Placement requirements (omitted when unset).")) },
+    { ...closed, description: "Present iff the AutoManager should place the job.", examples: [{}] },
+  ),
+  "AutoPlacement",
 );
 
-const ProductTemplateRef = Type.Object(
-  {
-    name: Type.String({ description: "Template name.", examples: ["tpl"] }),
-    version: Type.String({ description: "Template version.", examples: ["1.2.3"] }),
-  },
-  { ...closed, description: "Reference to a product-template stack; opaque to the Manager.", examples: [{ name: "tpl", version: "1.2.3" }] },
+const ProductTemplateRef = named(
+  Type.Object(
+    {
+      name: Type.String({ description: "Template name.", examples: ["tpl"] }),
+      version: Type.String({ description: "Template version.", examples: ["1.2.3"] }),
+    },
+    { ...closed, description: "Reference to a product-template stack; opaque to the Manager.", examples: [{ name: "tpl", version: "1.2.3" }] },
+  ),
+  "ProductTemplateRef",
 );
 
-const TerminalState = Type.Object(
-  { failureReason: Type.String({ description: "Why the job failed for good.", examples: ["restart ceiling exceeded"] }) },
-  { ...closed, description: "Durable terminal-failed verdict.", examples: [{ failureReason: "restart ceiling exceeded" }] },
+const TerminalState = named(
+  Type.Object(
+    { failureReason: Type.String({ description: "Why the job failed for good.", examples: ["restart ceiling exceeded"] }) },
+    { ...closed, description: "Durable terminal-failed verdict.", examples: [{ failureReason: "restart ceiling exceeded" }] },
+  ),
+  "TerminalState",
 );
 
-const WriteFile = Type.Object(
-  {
-    path: Type.String({ description: "Absolute path on the worker.", examples: ["/etc/x.conf"] }),
-    contents: Type.String({ description: "File contents.", examples: ["a=b\n"] }),
-  },
-  { ...closed, description: "A file the worker writes before starting the job.", examples: [{ path: "/etc/x.conf", contents: "a=b\n" }] },
+const WriteFile = named(
+  Type.Object(
+    {
+      path: Type.String({ description: "Absolute path on the worker.", examples: ["/etc/x.conf"] }),
+      contents: Type.String({ description: "File contents.", examples: ["a=b\n"] }),
+    },
+    { ...closed, description: "A file the worker writes before starting the job.", examples: [{ path: "/etc/x.conf", contents: "a=b\n" }] },
+  ),
+  "WriteFile",
 );
 
 const str = (description: string, example: string) => Type.String({ description, examples: [example] });
@@ -71,9 +89,9 @@ export const JobJson = named(
       startDateTime: doc(Timestamp, "When the job should be started. 1970-01-01T00:00:00Z when unset.", "2025-12-02T10:00:00Z"),
       currentHash: doc(Int64String, "The Manager's hash of the job (int64 on the wire); the ETag. Ignored as input when \"0\".", "-4620693217682128896"),
       managerConfiguration: Type.Optional(str("JSON passed to and stored by the Manager (omitted when empty).", '{"a":1}')),
-      services: Type.Array(inline(ServiceJson), { description: "Additional services run as part of the job.", examples: [[]] }),
+      services: Type.Array(ServiceJson, { description: "Additional services run as part of the job.", examples: [[]] }),
       norskMediaVersion: doc(NorskVersion, "Norsk Media release channel of the job.", "recommended"),
-      norskServiceParameters: Type.Optional(doc(inline(ServiceParametersJson), "Parameters for the Norsk Media container (omitted when unset).")),
+      norskServiceParameters: Type.Optional(doc(ServiceParametersJson, "Parameters for the Norsk Media container (omitted when unset).")),
       volumes: Type.Optional(Type.Array(Type.String(), { description: "Volumes of the job (omitted when empty).", examples: [["media"]] })),
       state: doc(JobState, "State of the job.", "pre"),
       shape: str("Instance shape.", "VM.Standard.E4.Flex"),
@@ -137,8 +155,8 @@ export const JobJson = named(
 
 export type JobJson = Static<typeof JobJson>;
 
-export const JobInputJson = InputOf(inline(JobJson), {
-  $id: "JobInput",
+export const JobInputJson = InputOf(JobJson, {
+  name: "JobInput",
   description:
     "A job to create or replace. Only jobId and startDateTime are required; other fields default to their zero value, " +
     "null means absent, unknown properties are rejected. currentHash, when not \"0\", is a precondition on replace.",
@@ -147,24 +165,27 @@ export const JobInputJson = InputOf(inline(JobJson), {
 });
 export type JobInputJson = Static<typeof JobInputJson>;
 
-export const JobPatchJson = PatchOf(inline(JobJson), {
-  $id: "JobPatch",
+export const JobPatchJson = PatchOf(JobJson, {
+  name: "JobPatch",
   description: "A JSON Merge Patch (RFC 7396) of a job: null removes a property or a map key; arrays are replaced whole.",
 });
 export type JobPatchJson = Static<typeof JobPatchJson>;
 
-const ActiveJobKey = Type.Object(
-  {
-    jobId: Type.Optional(str("The job's id (omitted when unset).", "tenant-a/live-1")),
-    role: str("The role of this instance of the job.", "primary"),
-  },
-  { ...closed, description: "Which instance of which job.", examples: [{ jobId: "tenant-a/live-1", role: "primary" }] },
+export const ActiveJobKeyJson = named(
+  Type.Object(
+    {
+      jobId: Type.Optional(str("The job's id (omitted when unset).", "tenant-a/live-1")),
+      role: str("The role of this instance of the job.", "primary"),
+    },
+    { ...closed, description: "Which instance of which job.", examples: [{ jobId: "tenant-a/live-1", role: "primary" }] },
+  ),
+  "ActiveJobKey",
 );
 
 export const RunningJobJson = named(
   Type.Object(
     {
-      jobKey: Type.Optional(doc(ActiveJobKey, "The job and role (omitted when unset).")),
+      jobKey: Type.Optional(doc(ActiveJobKeyJson, "The job and role (omitted when unset).")),
       nodeId: Type.Optional(str("The node the instance runs on (omitted when unset).", "node-1")),
     },
     {
@@ -177,24 +198,33 @@ export const RunningJobJson = named(
 );
 export type RunningJobJson = Static<typeof RunningJobJson>;
 
-export const InstancesJson = Type.Object(
-  { instances: Type.Array(inline(RunningJobJson), { description: "The running instances of the job.", examples: [[]] }) },
-  { ...closed, $id: "Instances", description: "The instances of a job (CurrentJob.instances).", examples: [{ instances: [] }] },
+export const InstancesJson = named(
+  Type.Object(
+    { instances: Type.Array(RunningJobJson, { description: "The running instances of the job.", examples: [[]] }) },
+    { ...closed, description: "The instances of a job (CurrentJob.instances).", examples: [{ instances: [] }] },
+  ),
+  "Instances",
 );
 export type InstancesJson = Static<typeof InstancesJson>;
 
-export const CurrentJobJson = Type.Object(
-  {
-    job: Type.Optional(doc(inline(JobJson), "The job (omitted when unset).")),
-    instances: Type.Array(inline(RunningJobJson), { description: "The running instances of the job.", examples: [[]] }),
-  },
-  { ...closed, $id: "CurrentJob", description: "A job with its running instances, as JobSearch streams them." },
+export const CurrentJobJson = named(
+  Type.Object(
+    {
+      job: Type.Optional(doc(JobJson, "The job (omitted when unset).")),
+      instances: Type.Array(RunningJobJson, { description: "The running instances of the job.", examples: [[]] }),
+    },
+    { ...closed, description: "A job with its running instances, as JobSearch streams them." },
+  ),
+  "CurrentJob",
 );
 export type CurrentJobJson = Static<typeof CurrentJobJson>;
 
-export const JobListJson = Type.Object(
-  { jobs: Type.Array(inline(JobJson), { description: "The jobs found, in job id order.", examples: [[]] }) },
-  { ...closed, $id: "JobList", description: "The result of a job search.", examples: [{ jobs: [] }] },
+export const JobListJson = named(
+  Type.Object(
+    { jobs: Type.Array(JobJson, { description: "The jobs found, in job id order.", examples: [[]] }) },
+    { ...closed, description: "The result of a job search.", examples: [{ jobs: [] }] },
+  ),
+  "JobList",
 );
 export type JobListJson = Static<typeof JobListJson>;
 

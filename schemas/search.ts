@@ -5,8 +5,8 @@
 // examples (src/openapi/examples.ts): Swagger UI sends every one of them.
 import { Type } from "@sinclair/typebox";
 import type { Static } from "@sinclair/typebox";
-import { ProblemJson, Timestamp, doc } from "./common.js";
-import { JobJson } from "./job.js";
+import { Timestamp, doc } from "./common.js";
+import { JobListJson } from "./job.js";
 
 const many = (description: string, example: string) =>
   Type.Optional(Type.Array(Type.String(), { description: `${description} Repeatable.`, examples: [[example]] }));
@@ -41,14 +41,17 @@ export const JobSearchQuery = Type.Object(
 );
 export type JobSearchQueryJson = Static<typeof JobSearchQuery>;
 
-// The NDJSON form of a job search (GET /v1/jobs with Accept: application/x-ndjson): a schema for
-// one line, since OpenAPI 3.1 has no way to say "a sequence of". The stream bypasses fastify's
-// serializer; this schema documents it.
-export const NdjsonLine = Type.Union(
-  [JobJson, Type.Object({ error: ProblemJson }, { additionalProperties: false, description: "The search failed after the first job was sent." })],
-  {
-    description:
-      "One line of application/x-ndjson: a job per line, in job id order. If the search fails after the first line, " +
-      'the stream ends with one {"error": Problem} line, as the status can no longer change.',
-  },
+/**
+ * The NDJSON form of a job search (GET /v1/jobs with Accept: application/x-ndjson): the same
+ * list in another encoding, as OpenAPI describes one data model under several media types. So
+ * a client generated from the document reads `jobs` from the search's JSON answer without
+ * first telling the two forms apart (openapi-fetch types `data` as the union of the forms).
+ * The stream bypasses fastify's serializer; this schema documents it.
+ */
+export const JobListNdjson = doc(
+  JobListJson,
+  "As application/x-ndjson: the same jobs, one per line and nothing else, in job id order, each line written as the Manager's " +
+    'answer arrives. If the search fails after the first line, the stream ends with one {"error": Problem} line, as the status ' +
+    "can no longer change.",
+  { jobs: [] },
 );

@@ -3,24 +3,30 @@
 // included); sub-messages, flattened wrappers and oneof members are emitted only when set.
 import { Type } from "@sinclair/typebox";
 import type { Static } from "@sinclair/typebox";
-import { Uint32, Uint64String, doc, inline, named } from "./common.js";
+import { Uint32, Uint64String, doc, named } from "./common.js";
 import { ProtocolFamily, ServiceRestart } from "./enums.js";
 
 const closed = { additionalProperties: false } as const;
 
-const HostPortEphemeral = Type.Object({}, { ...closed, description: "The host picks a free port.", examples: [{}] });
+const HostPortEphemeral = named(Type.Object({}, { ...closed, description: "The host picks a free port.", examples: [{}] }), "HostPortEphemeral");
 
-const HostPortRange = Type.Object(
-  {
-    minPort: doc(Uint32, "First host port of the range.", 6000),
-    maxPort: doc(Uint32, "Last host port of the range (inclusive).", 6010),
-  },
-  { ...closed, description: "A host port from a range.", examples: [{ minPort: 6000, maxPort: 6010 }] },
+const HostPortRange = named(
+  Type.Object(
+    {
+      minPort: doc(Uint32, "First host port of the range.", 6000),
+      maxPort: doc(Uint32, "Last host port of the range (inclusive).", 6010),
+    },
+    { ...closed, description: "A host port from a range.", examples: [{ minPort: 6000, maxPort: 6010 }] },
+  ),
+  "HostPortRange",
 );
 
-const HostPortSpecific = Type.Object(
-  { port: doc(Uint32, "The host port.", 80) },
-  { ...closed, description: "One specific host port.", examples: [{ port: 80 }] },
+const HostPortSpecific = named(
+  Type.Object(
+    { port: doc(Uint32, "The host port.", 80) },
+    { ...closed, description: "One specific host port.", examples: [{ port: 80 }] },
+  ),
+  "HostPortSpecific",
 );
 
 export const PortMappingJson = named(
@@ -69,11 +75,11 @@ export const VolumeMountJson = named(
 export const ServiceParametersJson = named(
   Type.Object(
     {
-      portMappings: Type.Array(inline(PortMappingJson), { description: "Ports published on the host.", examples: [[]] }),
-      environmentVariables: Type.Array(inline(EnvironmentVariableJson), { description: "Environment of the container.", examples: [[]] }),
+      portMappings: Type.Array(PortMappingJson, { description: "Ports published on the host.", examples: [[]] }),
+      environmentVariables: Type.Array(EnvironmentVariableJson, { description: "Environment of the container.", examples: [[]] }),
       sharedMemorySize: Type.Optional(doc(Uint64String, "Size of /dev/shm in bytes (omitted when unset).", "67108864")),
       cpuSet: Type.Array(Uint32, { description: "CPUs the container may run on.", examples: [[0, 2]] }),
-      volumeMounts: Type.Array(inline(VolumeMountJson), { description: "Volumes mounted into the container.", examples: [[]] }),
+      volumeMounts: Type.Array(VolumeMountJson, { description: "Volumes mounted into the container.", examples: [[]] }),
     },
     {
       ...closed,
@@ -84,9 +90,12 @@ export const ServiceParametersJson = named(
   "ServiceParameters",
 );
 
-const DockerContainer = Type.Object(
-  { containerUrl: Type.Optional(Type.String({ description: "Image reference (omitted when unset).", examples: ["docker.io/norsk/norsk:1.2"] })) },
-  { ...closed, description: "A Docker container.", examples: [{ containerUrl: "docker.io/norsk/norsk:1.2" }] },
+const DockerContainer = named(
+  Type.Object(
+    { containerUrl: Type.Optional(Type.String({ description: "Image reference (omitted when unset).", examples: ["docker.io/norsk/norsk:1.2"] })) },
+    { ...closed, description: "A Docker container.", examples: [{ containerUrl: "docker.io/norsk/norsk:1.2" }] },
+  ),
+  "DockerContainer",
 );
 
 export const ServiceJson = named(
@@ -100,7 +109,7 @@ export const ServiceJson = named(
       restartCount: doc(Uint32, "Restarts allowed within restartPeriod.", 3),
       restartPeriod: doc(Uint32, "Window of restartCount, in seconds.", 60),
       command: Type.String({ description: "Command overriding the image's (\"\" for the image's own).", examples: ["run"] }),
-      parameters: Type.Optional(doc(inline(ServiceParametersJson), "Container parameters (omitted when unset).")),
+      parameters: Type.Optional(doc(ServiceParametersJson, "Container parameters (omitted when unset).")),
     },
     {
       ...closed,
@@ -121,7 +130,6 @@ export const ServiceJson = named(
   ),
   "Service",
 );
-
 
 export type ServiceJson = Static<typeof ServiceJson>;
 export type ServiceParametersJson = Static<typeof ServiceParametersJson>;

@@ -17,7 +17,8 @@ import { bodilessAnswers } from "./http/bodiless.js";
 import { clientErrorHandler, expectationHandler, frameworkErrorHandler } from "./http/unrouted.js";
 import { parseJsonBody } from "./json/body.js";
 import { serializerOptions, validatorCompiler } from "./http/validation.js";
-import { registerOpenApi } from "./openapi/register.js";
+import { DOCUMENT_TITLE, registerOpenApi } from "./openapi/register.js";
+import { documentYaml } from "./openapi/yaml.js";
 import { docsRoutes } from "./routes/docs.js";
 import { healthRoutes } from "./routes/health.js";
 import { jobsRoutes } from "./routes/jobs.js";
@@ -162,7 +163,7 @@ async function addRoutes(app: GatewayApp, options: AppOptions): Promise<void> {
   await app.register(jobInstanceRoutes, jobOptions);
   await app.register(nodeRoutes, jobOptions);
   await app.register(eventRoutes, { client: options.connection.encodedStreams, requestTimeoutMs, ...options.streams });
-  await app.register(docsRoutes);
+  await app.register(docsRoutes, { title: DOCUMENT_TITLE, yaml: documentYaml });
 }
 
 function isLoggerInstance(value: unknown): value is FastifyBaseLogger {

@@ -3,6 +3,7 @@
 // Manager. `npm run openapi` writes it to openapi.yaml; a test compares the two.
 import { buildApp } from "./app.js";
 import { connectManager } from "./grpc/manager-connection.js";
+import { documentYaml } from "./openapi/yaml.js";
 
 export async function generateOpenApiYaml(): Promise<string> {
   // gRPC channels connect lazily: nothing is dialled unless a call is made.
@@ -10,7 +11,7 @@ export async function generateOpenApiYaml(): Promise<string> {
   const app = await buildApp({ connection });
   try {
     await app.ready();
-    return app.swagger({ yaml: true });
+    return documentYaml(app.swagger());
   } finally {
     await app.close();
     connection.close();

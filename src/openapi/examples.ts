@@ -86,7 +86,8 @@ const INSTANCE = { jobKey: { jobId: "encoder-1", role: "primary" }, nodeId: "nod
 export const EXAMPLES: Readonly<Record<string, OperationExamples>> = {
   createJob: { request: CREATE, responses: { 201: CREATED, 200: CREATED } },
   jobById: { responses: { 200: CREATED } },
-  jobSearch: { responses: { 200: { jobs: [CREATED] } }, byMediaType: { "application/x-ndjson": { 200: CREATED } } },
+  // NDJSON is documented as the same list in another encoding (schemas/search.ts), so its example is the list.
+  jobSearch: { responses: { 200: { jobs: [CREATED] } }, byMediaType: { "application/x-ndjson": { 200: { jobs: [CREATED] } } } },
   patchJob: { request: PATCH, responses: { 200: PATCHED } },
   updateJob: { request: REPLACE, responses: { 200: REPLACED } },
   startJob: { request: { role: "primary", nodeId: "node-1" }, responses: { 201: INSTANCE } },

@@ -9,68 +9,22 @@
 import { STATUS_CODES } from "node:http";
 import { EXAMPLES } from "./examples.js";
 import type { OperationExamples } from "./examples.js";
-import { SCHEMA_REF_PREFIX } from "./components.js";
+import { SCHEMA_REF_PREFIX, restoreAnnotatedRefs } from "./components.js";
 import { OTHER_FAILURE_SAMPLE, problemSample } from "../http/status.js";
 import type { ProblemSample } from "../http/status.js";
-
-// Just the parts of an OpenAPI 3.1 document this pass reads and writes.
-export interface Media {
-  schema?: { $ref?: string; examples?: unknown };
-  example?: unknown;
-}
-export interface Parameter {
-  name?: string;
-  in?: string;
-  $ref?: string;
-  schema?: Record<string, unknown>;
-  example?: unknown;
-}
-export interface Response {
-  description?: string;
-  headers?: Record<string, unknown>;
-  content?: Record<string, Media>;
-}
-export interface Operation {
-  operationId?: string;
-  summary?: string;
-  description?: string;
-  tags?: string[];
-  parameters?: Parameter[];
-  requestBody?: { description?: string; required?: boolean; content?: Record<string, Media> };
-  responses?: Record<string, Response>;
-}
-export interface OpenApiDocument {
-  openapi?: string;
-  tags?: { name: string; description?: string }[];
-  paths?: Record<string, Record<string, Operation | undefined> | undefined>;
-  components?: { schemas?: Record<string, { description?: string; examples?: unknown }> };
-}
-
-export const HTTP_METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"] as const;
-
-export interface Located {
-  readonly path: string;
-  readonly method: (typeof HTTP_METHODS)[number];
-  readonly operation: Operation;
-}
-
-/** Every operation of the document, in document order. */
-export function operationsOf(doc: OpenApiDocument): Located[] {
-  const found: Located[] = [];
-  for (const [path, item] of Object.entries(doc.paths ?? {})) {
-    for (const method of HTTP_METHODS) {
-      const operation = item?.[method];
-      if (operation !== undefined) found.push({ path, method, operation });
-    }
-  }
-  return found;
-}
+import { operationsOf } from "./document.js";
+import type { Media, OpenApiDocument, Operation } from "./document.js";
+import { shareAlike } from "./shared.js";
 
 export const PROBLEM_MEDIA = "application/problem+json";
 const JSON_MEDIA = "application/json";
 const REQUEST_ID_EXAMPLE = "3f2b8c1e-5d4a-4f7b-9a0e-1c2d3e4f5a6b";
 
-export function finishDocument(doc: OpenApiDocument): OpenApiDocument {
+export function finishDocument(generated: OpenApiDocument): OpenApiDocument {
+  // A copy, and a tree: the components given to @fastify/swagger are shared by every app built,
+  // and an object reached twice would become a YAML anchor and alias.
+  const doc = JSON.parse(JSON.stringify(generated)) as OpenApiDocument;
+  restoreAnnotatedRefs(doc);
   for (const { path, operation } of operationsOf(doc)) {
     spellHeaderNames(operation);
     const shared = [{ $ref: "#/components/parameters/XRequestId" }];
@@ -84,9 +38,9 @@ export function finishDocument(doc: OpenApiDocument): OpenApiDocument {
   }
   const used = new Set(operationsOf(doc).flatMap(({ operation }) => operation.tags ?? []));
   if (doc.tags !== undefined) doc.tags = doc.tags.filter((tag) => used.has(tag.name));
+  shareAlike(doc, PROBLEM_MEDIA);
   dropUnusedSchemas(doc);
-  // A tree, not a graph: an object reached twice would become a YAML anchor and alias.
-  return JSON.parse(JSON.stringify(doc)) as OpenApiDocument;
+  return doc;
 }
 
 /** Removes component schemas that nothing refers to, directly or through other components. */

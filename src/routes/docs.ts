@@ -1,12 +1,28 @@
 // The document and its browser: Swagger UI at /docs (served from @fastify/swagger-ui's own
-// files: no CDN), the document at /openapi.json and /openapi.yaml, and / sends people to /docs.
-// None of these are operations of the API, so none appear in the document.
+// files: no CDN), the document at /openapi.json and /openapi.yaml (and at /docs/json and
+// /docs/yaml, where Swagger UI reads it), and / sends people to /docs. None of these are
+// operations of the API, so none appear in the document. The document is sent compressed,
+// with an ETag (src/http/fixed-answer.ts).
 import swaggerUi from "@fastify/swagger-ui";
 import type { FastifyPluginAsync } from "fastify";
+import { FixedAnswer } from "../http/fixed-answer.js";
 
-export const docsRoutes: FastifyPluginAsync = async (app) => {
+export interface DocsOptions {
+  /** The page title of Swagger UI: the document's own. */
+  readonly title: string;
+  /** The document as YAML (src/openapi/yaml.ts), the same text as the committed openapi.yaml. */
+  readonly yaml: (document: object) => string;
+}
+
+export const docsRoutes: FastifyPluginAsync<DocsOptions> = async (app, { title, yaml }) => {
+  const json = new FixedAnswer(() => JSON.stringify(app.swagger()), "application/json; charset=utf-8");
+  const yamlAnswer = new FixedAnswer(() => yaml(app.swagger()), "application/yaml; charset=utf-8");
+  // Swagger UI's own routes for the document, answered here instead (compressed, with an ETag).
+  const documents: Record<string, FixedAnswer | undefined> = { "/docs/json": json, "/docs/yaml": yamlAnswer };
+
   await app.register(swaggerUi, {
     routePrefix: "/docs",
+    theme: { title },
     uiConfig: {
       // Each operation gets a URL (/docs#/jobs/createJob) that can be shared.
       deepLinking: true,
@@ -14,10 +30,17 @@ export const docsRoutes: FastifyPluginAsync = async (app) => {
       tryItOutEnabled: true,
       displayRequestDuration: true,
     },
+    uiHooks: {
+      onRequest: (request, reply, done) => {
+        const answer = documents[request.routeOptions.url ?? ""];
+        if (answer === undefined) done();
+        else answer.send(request, reply);
+      },
+    },
   });
 
   const hidden = { schema: { hide: true } } as const;
-  app.get("/openapi.json", hidden, () => app.swagger());
-  app.get("/openapi.yaml", hidden, (_request, reply) => reply.type("application/yaml; charset=utf-8").send(app.swagger({ yaml: true })));
+  app.get("/openapi.json", hidden, (request, reply) => json.send(request, reply));
+  app.get("/openapi.yaml", hidden, (request, reply) => yamlAnswer.send(request, reply));
   app.get("/", hidden, (_request, reply) => reply.redirect("/docs"));
 };

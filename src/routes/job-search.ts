@@ -10,7 +10,7 @@ import { serializerOptions } from "../http/validation.js";
 import type { ManagerRouteOptions } from "../operations/job-access.js";
 import { jsonBody, ndjsonBody, prefersNdjson, searchOfUrl, startSearch } from "../operations/job-search.js";
 import { JobJson, JobListJson } from "../../schemas/job.js";
-import { JobSearchQuery, NdjsonLine } from "../../schemas/search.js";
+import { JobListNdjson, JobSearchQuery } from "../../schemas/search.js";
 
 const JOB_SEARCH_SCHEMA = {
   operationId: "jobSearch",
@@ -23,7 +23,7 @@ const JOB_SEARCH_SCHEMA = {
   response: {
     200: {
       description: "OK: the jobs found, as one JSON document or, when asked, as newline-delimited JSON.",
-      content: { "application/json": { schema: JobListJson }, [NDJSON]: { schema: NdjsonLine } },
+      content: { "application/json": { schema: JobListJson }, [NDJSON]: { schema: JobListNdjson } },
     },
     ...errorResponses({ INVALID_ARGUMENT: "a filter is malformed, or the Manager refused it (a bad regular expression)" }),
   },

@@ -1,11 +1,13 @@
 // Swagger UI in a real browser: Debian's chromium, driven by playwright-core (never a browser
 // downloaded by Playwright), against the started command. A person's path: open /docs, create
 // a job with "POST /v1/jobs" → Try it out → Execute, then read it back with "GET
-// /v1/jobs/{jobId}", typing nothing. Screenshots go to test-results/swagger-ui/.
+// /v1/jobs/{jobId}", typing nothing. Screenshots go to test-results/swagger-ui/, with the time
+// the page took to show its first operation (timing.json; measured, not asserted: see
+// `npm run bench:docs` and BENCHMARKS.md).
 //
 // Without /usr/bin/chromium the test says so and is skipped, except in CI (process.env.CI),
 // where .ci/run installs chromium and a missing browser is a failure.
-import { mkdir } from "node:fs/promises";
+import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -21,6 +23,8 @@ describe.skipIf(skipWithoutChromium("the Swagger UI browser test"))("Swagger UI 
   let browser: Browser;
   let page: Page;
   const external: string[] = [];
+  /** The X-Request-Id of each request Swagger UI sent to the API (undefined: none sent). */
+  const requestIds: (string | undefined)[] = [];
 
   beforeAll(async () => {
     gateway = await startCommand();
@@ -28,6 +32,7 @@ describe.skipIf(skipWithoutChromium("the Swagger UI browser test"))("Swagger UI 
     page = browser.context.pages()[0] ?? (await browser.context.newPage());
     page.on("request", (request) => {
       if (!request.url().startsWith(gateway.url) && !request.url().startsWith("data:")) external.push(request.url());
+      if (request.url().startsWith(`${gateway.url}/v1/`)) requestIds.push(request.headers()["x-request-id"]);
     });
     await mkdir(SCREENSHOTS, { recursive: true });
   }, 60_000);
@@ -65,7 +70,12 @@ describe.skipIf(skipWithoutChromium("the Swagger UI browser test"))("Swagger UI 
   it(
     "creates a job with POST /v1/jobs and reads it back with GET /v1/jobs/{jobId}",
     async () => {
+      const started = performance.now();
       await page.goto(`${gateway.url}/docs`);
+      await page.locator(".opblock").first().waitFor();
+      const firstOperationMs = Math.round(performance.now() - started);
+      await writeFile(join(SCREENSHOTS, "timing.json"), `${JSON.stringify({ firstOperationMs })}\n`);
+      expect(await page.title()).toBe("Norsk Manager gateway");
       const create = page.locator("#operations-jobs-createJob");
       await create.waitFor();
 
@@ -85,6 +95,8 @@ describe.skipIf(skipWithoutChromium("the Swagger UI browser test"))("Swagger UI 
       expect(JSON.parse(answer.body)).toMatchObject({ jobId: job.jobId, currentHash: job.currentHash });
 
       expect(external, "Swagger UI loads nothing from outside the gateway").toEqual([]);
+      // No pre-filled request id: each request gets its own, from the gateway.
+      expect(requestIds).toEqual([undefined, undefined]);
     },
     60_000,
   );

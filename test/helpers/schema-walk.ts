@@ -13,6 +13,8 @@ export function properties(schema: TSchema, at: string): [string, TSchema][] {
     found.push(...properties(schema.items, `${at}/0`));
   } else if (TypeGuard.IsUnion(schema)) {
     for (const branch of schema.anyOf) found.push(...properties(branch, at));
+  } else if (Array.isArray(schema.oneOf)) {
+    for (const branch of schema.oneOf as TSchema[]) found.push(...properties(branch, at));
   }
   return found;
 }

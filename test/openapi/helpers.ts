@@ -1,7 +1,7 @@
 // Reading the committed openapi.yaml, and the small lookups the OpenAPI tests share.
 import { readFileSync } from "node:fs";
 import { parse } from "yaml";
-import type { OpenApiDocument, Operation, Parameter } from "../../src/openapi/finish.js";
+import type { OpenApiDocument, Operation, Parameter, Response } from "../../src/openapi/document.js";
 
 export const DOCUMENT_PATH = "openapi.yaml";
 
@@ -23,6 +23,22 @@ export function resolveRef(doc: OpenApiDocument, ref: string): unknown {
 /** The operation's parameters, references resolved. */
 export function parametersOf(doc: OpenApiDocument, operation: Operation): Parameter[] {
   return (operation.parameters ?? []).map((p) => (p.$ref === undefined ? p : (resolveRef(doc, p.$ref) as Parameter)));
+}
+
+/** The operation's responses by status, references (shared responses and headers) resolved. */
+export function responsesOf(doc: OpenApiDocument, operation: Operation): Record<string, Response> {
+  const resolved: Record<string, Response> = {};
+  for (const [status, response] of Object.entries(operation.responses ?? {})) {
+    const own = response.$ref === undefined ? response : (resolveRef(doc, response.$ref) as Response);
+    const headers = Object.fromEntries(
+      Object.entries(own.headers ?? {}).map(([name, header]) => {
+        const ref = (header as { $ref?: unknown }).$ref;
+        return [name, typeof ref === "string" ? resolveRef(doc, ref) : header];
+      }),
+    );
+    resolved[status] = { ...own, ...(own.headers === undefined ? {} : { headers }) };
+  }
+  return resolved;
 }
 
 /** The value Swagger UI pre-fills a parameter with: its example, else its schema's example or default. */

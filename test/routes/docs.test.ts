@@ -1,0 +1,92 @@
+// The document as it is served: compressed with brotli or gzip as the client asks (and the same
+// document once decompressed), with a weak ETag shared by every coding, Cache-Control: no-cache
+// and Vary: Accept-Encoding, and a 304 without a body for a matching If-None-Match; at
+// /openapi.json, /openapi.yaml and at Swagger UI's own /docs/json and /docs/yaml. Swagger UI's
+// page carries the document's title.
+import { readFileSync } from "node:fs";
+import { brotliDecompressSync, gunzipSync } from "node:zlib";
+import type { FastifyInstance } from "fastify";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildApp } from "../../src/app.js";
+import { connectManager } from "../../src/grpc/manager-connection.js";
+import type { ManagerConnection } from "../../src/grpc/manager-connection.js";
+
+const YAML_TEXT = readFileSync("openapi.yaml", "utf8");
+
+let connection: ManagerConnection;
+let app: FastifyInstance;
+
+beforeAll(async () => {
+  connection = connectManager("127.0.0.1:1", 1_000);
+  app = await buildApp({ connection });
+});
+
+afterAll(async () => {
+  await app.close();
+  connection.close();
+});
+
+function decoded(body: Buffer, coding: string | undefined): string {
+  if (coding === "br") return brotliDecompressSync(body).toString("utf8");
+  if (coding === "gzip") return gunzipSync(body).toString("utf8");
+  return body.toString("utf8");
+}
+
+describe.each([
+  ["/openapi.json", "application/json"],
+  ["/docs/json", "application/json"],
+  ["/openapi.yaml", "application/yaml"],
+  ["/docs/yaml", "application/yaml"],
+])("%s", (url, type) => {
+  const expected = (): string => (type === "application/yaml" ? YAML_TEXT : JSON.stringify(app.swagger()));
+
+  it.each([
+    ["gzip, deflate, br", "br"],
+    ["gzip", "gzip"],
+    [undefined, undefined],
+  ])("Accept-Encoding %j: sent as %s, the same document once decoded", async (acceptEncoding, coding) => {
+    const res = await app.inject({ url, headers: acceptEncoding === undefined ? {} : { "accept-encoding": acceptEncoding } });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers["content-type"]).toMatch(new RegExp(`^${type}; charset=utf-8`));
+    expect(res.headers["content-encoding"]).toBe(coding);
+    expect(res.headers.vary).toBe("accept-encoding");
+    expect(res.headers["cache-control"]).toBe("no-cache");
+    expect(Number(res.headers["content-length"])).toBe(res.rawPayload.length);
+    expect(decoded(res.rawPayload, coding)).toBe(expected());
+    if (coding !== undefined) expect(res.rawPayload.length).toBeLessThan(Buffer.byteLength(expected()) / 5);
+  });
+
+  it("has one weak ETag for every coding; If-None-Match with it (or *) is a 304 without a body", async () => {
+    const br = await app.inject({ url, headers: { "accept-encoding": "br" } });
+    const plain = await app.inject({ url });
+    const etag = String(br.headers.etag);
+    expect(etag).toMatch(/^W\/"[A-Za-z0-9_-]{27}"$/);
+    expect(plain.headers.etag).toBe(etag);
+    for (const ifNoneMatch of [etag, etag.slice(2), `"other", ${etag}`, "*"]) {
+      const res = await app.inject({ url, headers: { "if-none-match": ifNoneMatch, "accept-encoding": "gzip" } });
+      expect(res.statusCode, ifNoneMatch).toBe(304);
+      expect(res.body).toBe("");
+      expect(res.headers.etag).toBe(etag);
+      expect(res.headers["content-encoding"]).toBeUndefined();
+    }
+    expect((await app.inject({ url, headers: { "if-none-match": '"other"' } })).statusCode).toBe(200);
+  });
+
+  it("answers HEAD with the headers of GET and no body", async () => {
+    const res = await app.inject({ method: "HEAD", url, headers: { "accept-encoding": "gzip" } });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers["content-encoding"]).toBe("gzip");
+    expect(res.body).toBe("");
+  });
+});
+
+describe("Swagger UI's page", () => {
+  it("is titled as the document, and pre-fills no request id", async () => {
+    const page = await app.inject("/docs");
+    expect(page.body).toContain("<title>Norsk Manager gateway</title>");
+    const document = app.swagger() as unknown as { info: { title: string }; components: { parameters: { XRequestId: Record<string, unknown> } } };
+    expect(document.info.title).toBe("Norsk Manager gateway");
+    expect(document.components.parameters.XRequestId).not.toHaveProperty("example");
+    expect(document.components.parameters.XRequestId).not.toHaveProperty("examples");
+  });
+});
