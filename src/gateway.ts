@@ -65,6 +65,7 @@ function appOptions(config: Config, connection: ManagerConnection, logger: AppOp
   return {
     connection,
     requestTimeoutMs: config.requestTimeoutMs,
+    maxRequestTimeoutMs: config.maxRequestTimeoutMs,
     logger,
     streams: { heartbeatMs: config.sseHeartbeatMs, bufferLimitBytes: config.sseBufferBytes },
     limits: {

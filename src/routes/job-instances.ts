@@ -78,7 +78,7 @@ export const jobInstanceRoutes: FastifyPluginCallbackTypebox<ManagerRouteOptions
 class InstanceHandlers extends CallingHandlers<ManagerClient> {
 
   readonly listJobInstances: RouteHandler<typeof LIST_JOB_INSTANCES_SCHEMA> = async (request, reply) => {
-    const current = await requireJob(this.client, request.params.jobId, this.callOptions(request, reply));
+    const current = await requireJob(this.client, request.params.jobId, this.listOptions(request, reply));
     return { instances: current.instances.map((instance) => messageToJson(RunningJobSchema, instance)) };
   };
 
