@@ -4,6 +4,7 @@
 // second or two rather than the minutes of 100,000 CreateJob calls.
 import { create } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
+import { Service_ServiceRestart } from "../../src/gen/norsk/api/common_pb.js";
 import { JobSchema } from "../../src/gen/norsk/api/manager_pb.js";
 import { hashOwnedJob, withCurrentHash } from "../../src/manager/hash.js";
 import { createdEntry } from "../../src/manager/history.js";
@@ -30,7 +31,7 @@ export function seedJobs(dataDir: string, count: number): void {
           description: `seeded job ${i}`,
           tags: { env: "prod", shard: String(i % 16) },
           startDateTime: timestampFromDate(new Date(Date.UTC(2026, 11, 24, 18, 0, 0) + i * 1000)),
-          services: [{ name: "norsk", container: { case: "docker", value: { containerUrl: { url: "docker.io/norskvideo/norsk:latest" } } }, restart: 1 }],
+          services: [{ name: "norsk", container: { case: "docker", value: { containerUrl: { url: "docker.io/norskvideo/norsk:latest" } } }, restart: Service_ServiceRestart.ON_FAILURE }],
         });
         const { hash, canonical } = hashOwnedJob(job);
         store.insertJob(id, hash, withCurrentHash(canonical, hash));
