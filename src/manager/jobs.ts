@@ -119,8 +119,11 @@ async function* jobSearch(
   }
 }
 
-/** Jobs read from the store at a time by a search: about 0.5 MB of jobs of a few hundred bytes. */
-export const SEARCH_PAGE = 1_000;
+/**
+ * Jobs read from the store at a time by a search: some 100 KB of jobs of a few hundred bytes.
+ * Each page is one seek on the primary key; 100 and 1,000 listed 100,000 jobs at the same speed.
+ */
+export const SEARCH_PAGE = 256;
 
 /** The matches of one page, as sent. */
 type PageMatcher = (page: Candidates) => Promise<CurrentJob[]> | CurrentJob[];

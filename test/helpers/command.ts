@@ -14,9 +14,16 @@ export interface StartedCommand {
   stop(): Promise<number | null>;
 }
 
-export async function startCommand(args: readonly string[] = []): Promise<StartedCommand> {
-  const dataDir = await mkdtemp(join(tmpdir(), "gateway-e2e-"));
-  const child = spawn(process.execPath, ["dist/src/main.js", "--port", "0", "--data-dir", dataDir, ...args], {
+export interface CommandOptions {
+  /** The embedded Manager's data directory, removed at stop. Default: a new empty one. */
+  readonly dataDir?: string;
+  /** Options of node itself, before the script (e.g. --max-old-space-size). Default: none. */
+  readonly nodeArgs?: readonly string[];
+}
+
+export async function startCommand(args: readonly string[] = [], options: CommandOptions = {}): Promise<StartedCommand> {
+  const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), "gateway-e2e-")));
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), "dist/src/main.js", "--port", "0", "--data-dir", dataDir, ...args], {
     stdio: ["ignore", "pipe", "pipe"],
   });
   const lines: string[] = [];
