@@ -45,10 +45,11 @@ export type JobSearchQueryJson = Static<typeof JobSearchQuery>;
 // one line, since OpenAPI 3.1 has no way to say "a sequence of". The stream bypasses fastify's
 // serializer; this schema documents it.
 export const NdjsonLine = Type.Union(
-  [JobJson, Type.Object({ error: ProblemJson }, { additionalProperties: false, description: "The search failed after the first job was sent." })],
+  [JobJson, Type.Object({ error: ProblemJson }, { additionalProperties: false, description: "The search failed after the first job was sent: the list is incomplete." })],
   {
     description:
-      "One line of application/x-ndjson: a job per line, in job id order. If the search fails after the first line, " +
-      'the stream ends with one {"error": Problem} line, as the status can no longer change.',
+      "One line of application/x-ndjson: a job per line, in job id order. If the search fails after the first line " +
+      "(the Manager sent nothing more within the request timeout: 504; the client took nothing for as long: 429; the " +
+      'Manager failed or went away), the stream ends with one {"error": Problem} line, as the status can no longer change.',
   },
 );

@@ -36,8 +36,9 @@ const STREAMING =
   "Answers once the Manager's stream has started: a refusal before that (a bad argument, no Manager, no answer " +
   "within the request timeout) is an ordinary problem+json error. After that it never ends by itself: it sends each " +
   "event as it happens, a heartbeat every 15 s (configurable), and when it fails (the Manager goes away, or the " +
-  "client reads so slowly that it falls too far behind), a last `error` event whose data is a Problem. A Grpc-Timeout " +
-  "header bounds the whole stream. Send `Accept: application/x-ndjson` for NDJSON, one {\"event\", \"data\"} per line.";
+  "client reads so slowly that it falls too far behind), a last `error` event whose data is a Problem. The request " +
+  "timeout bounds the start only; a Grpc-Timeout header bounds the whole stream, up to the gateway's maximum (5 minutes by " +
+  "default). Send `Accept: application/x-ndjson` for NDJSON, one {\"event\", \"data\"} per line.";
 
 function streamResponse(names: string[], line: typeof EventLine) {
   return {
