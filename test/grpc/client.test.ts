@@ -79,13 +79,13 @@ describe("idleTimeoutMs on a server stream", () => {
   });
 
   it("lets a stream run far past the bound while each gap stays under it", async () => {
-    schedule = Array.from({ length: 12 }, () => 100);
+    schedule = Array.from({ length: 16 }, () => 100);
     const started = Date.now();
-    const { ids, error } = await read({ idleTimeoutMs: 400, timeoutMs: Infinity });
+    const { ids, error } = await read({ idleTimeoutMs: 800, timeoutMs: Infinity });
     expect(error).toBeUndefined();
-    expect(ids).toEqual(Array.from({ length: 12 }, (_, i) => `j-${i}`));
-    // Three times the bound, in all.
-    expect(Date.now() - started).toBeGreaterThanOrEqual(1_200);
+    expect(ids).toEqual(Array.from({ length: 16 }, (_, i) => `j-${i}`));
+    // Twice the bound, in all.
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1_600);
     // Infinity is no deadline at all, as the server sees it.
     expect(server.deadline).toBeUndefined();
   });
@@ -100,10 +100,10 @@ describe("idleTimeoutMs on a server stream", () => {
 
   it("does not count the consumer's own time between messages", async () => {
     // The consumer takes twice the bound over each message; the server's messages wait for it.
-    schedule = [0, 0, 0, 0];
-    const { ids, error } = await read({ idleTimeoutMs: 200, timeoutMs: Infinity }, 400);
+    schedule = [0, 0, 0];
+    const { ids, error } = await read({ idleTimeoutMs: 800, timeoutMs: Infinity }, 1_600);
     expect(error).toBeUndefined();
-    expect(ids).toEqual(["j-0", "j-1", "j-2", "j-3"]);
+    expect(ids).toEqual(["j-0", "j-1", "j-2"]);
   });
 
   it("still ends the whole stream at timeoutMs when one is given", async () => {
