@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { forwardedMetadata, metadataFaults, parseGrpcTimeout } from "../../src/http/call-options.js";
+import { IncomingMessage, ServerResponse } from "node:http";
+import { Socket } from "node:net";
+import { callOptions, deadlinesOf, forwardedMetadata, metadataFaults, parseGrpcTimeout, streamCallOptions } from "../../src/http/call-options.js";
 
 describe("parseGrpcTimeout", () => {
   it.each([
@@ -85,5 +87,33 @@ describe("metadataFaults", () => {
     const headers = { authorization: "Bearer \u00e9", "grpc-metadata-a!b": "x", "grpc-metadata-ok": "y", tracestate: "s=1" };
     expect(metadataFaults(headers).map((f) => f.header)).toEqual(["authorization", "grpc-metadata-a!b"]);
     expect(forwardedMetadata(headers, "req-1")).toEqual({ tracestate: "s=1", "x-request-id": "req-1", ok: "y" });
+  });
+});
+
+describe("deadlines", () => {
+  const base = { headers: {}, requestId: "r-1", response: new ServerResponse(new IncomingMessage(new Socket())), requestTimeoutMs: 10_000 };
+
+  it.each([
+    [undefined, 10_000],
+    [500, 500],
+    [60_000, 10_000],
+  ])("a call answered in one piece, with Grpc-Timeout %j ms: deadline %i ms", (grpcTimeoutMs, timeoutMs) => {
+    expect(callOptions({ ...base, grpcTimeoutMs })).toMatchObject({ timeoutMs });
+    expect(callOptions({ ...base, grpcTimeoutMs }).idleTimeoutMs).toBeUndefined();
+  });
+
+  it.each([
+    [undefined, Infinity],
+    [500, 500],
+    [60_000, 60_000],
+    [300_000, 300_000],
+    [3_600_000, 300_000],
+  ])("a list or stream, with Grpc-Timeout %j ms: total deadline %s ms, each wait the request timeout", (grpcTimeoutMs, timeoutMs) => {
+    expect(streamCallOptions({ ...base, maxRequestTimeoutMs: 300_000, grpcTimeoutMs })).toMatchObject({ timeoutMs, idleTimeoutMs: 10_000 });
+  });
+
+  it("lets no Grpc-Timeout lengthen anything when a plugin is given no maximum", () => {
+    expect(deadlinesOf({ requestTimeoutMs: 2_000 })).toEqual({ requestTimeoutMs: 2_000, maxRequestTimeoutMs: 2_000 });
+    expect(deadlinesOf({ requestTimeoutMs: 2_000, maxRequestTimeoutMs: 9_000 })).toEqual({ requestTimeoutMs: 2_000, maxRequestTimeoutMs: 9_000 });
   });
 });
