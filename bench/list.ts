@@ -12,9 +12,12 @@
 // BENCH_ROOT=<dir> measures the build in <dir> (its dist/, both programs) instead of this
 // one, e.g. an older commit unpacked with `git archive`; BENCH_GATEWAY_ARGS adds gateway flags
 // (e.g. "--request-timeout 600000" for a build whose deadline would cut the list).
+// BENCH_EMBEDDED=1 runs the gateway as `npm start` does, with the Manager embedded in its
+// process (over a copy of the same data): the issue's setup. The direct baseline still reads
+// the Manager's own process, and the gateway's CPU and memory then include its Manager's.
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { mkdtemp, rm } from "node:fs/promises";
+import { cp, mkdtemp, rm } from "node:fs/promises";
 import { request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -27,6 +30,7 @@ const JOBS = Number(process.env.BENCH_JOBS ?? 100_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const ROOT = process.env.BENCH_ROOT ?? ".";
 const GATEWAY_ARGS = (process.env.BENCH_GATEWAY_ARGS ?? "").split(" ").filter((arg) => arg !== "");
+const EMBEDDED = process.env.BENCH_EMBEDDED === "1";
 /** A listing that takes longer than this is abandoned (the benchmark stays bounded in time). */
 const LISTING_TIMEOUT_MS = 120_000;
 
@@ -131,7 +135,8 @@ function report(listings: readonly Listing[], rssMiB: { started: number; warm: n
   const targets = [...new Set(listings.map((l) => l.target))];
   const rateOf = (l: Listing) => l.jobs / l.seconds;
   const baseline = median(listings.filter((l) => l.target === "direct").map(rateOf));
-  console.log(`\n${JOBS} jobs, ${ROUNDS} rounds, gateway ${ROOT === "." ? "this build" : ROOT} ${GATEWAY_ARGS.join(" ")}; node ${process.version}\n`);
+  const build = ROOT === "." ? "this build" : ROOT;
+  console.log(`\n${JOBS} jobs, ${ROUNDS} rounds, gateway ${build}${EMBEDDED ? " with its Manager embedded" : ""} ${GATEWAY_ARGS.join(" ")}; node ${process.version}\n`);
   console.log(`gateway resident memory: ${rssMiB.started.toFixed(0)} MiB started, ${rssMiB.warm.toFixed(0)} MiB after one listing, ${rssMiB.end.toFixed(0)} MiB at the end\n`);
   console.log("each listing: target, jobs, seconds, jobs/s, how it ended, gateway CPU s, Manager CPU s, gateway RSS growth MiB");
   for (const l of listings) {
@@ -157,8 +162,11 @@ async function main(): Promise<void> {
   const seeding = performance.now();
   seedJobs(dataDir, JOBS);
   console.log(`seeded ${JOBS} jobs in ${((performance.now() - seeding) / 1000).toFixed(1)} s`);
+  const embeddedDir = `${dataDir}-embedded`;
+  if (EMBEDDED) await cp(dataDir, embeddedDir, { recursive: true });
   const manager = await startChild([join(ROOT, "dist/src/manager/main.js"), "--port", "0", "--data-dir", dataDir], /listening on (\S+)/);
-  const gateway = await startChild([join(ROOT, "dist/src/main.js"), "--port", "0", "--manager", manager.address, ...GATEWAY_ARGS], /listening on (http:\/\/[^\s]+)/);
+  const upstream = EMBEDDED ? ["--data-dir", embeddedDir] : ["--manager", manager.address];
+  const gateway = await startChild([join(ROOT, "dist/src/main.js"), "--port", "0", ...upstream, ...GATEWAY_ARGS], /listening on (http:\/\/[^\s]+)/);
   try {
     // Warm both paths (JIT, connections, SQLite's cache) on the whole listing once.
     const started = rssKiB(gateway.pid) / 1024;
@@ -176,6 +184,7 @@ async function main(): Promise<void> {
     await gateway.stop();
     await manager.stop();
     await rm(dataDir, { recursive: true, force: true });
+    await rm(embeddedDir, { recursive: true, force: true });
   }
 }
 
