@@ -52,9 +52,10 @@ export interface SearchBodyOptions {
 export const HIGH_WATER_MARK = 64 * 1024;
 
 /**
- * Jobs go to the response in batches of about this many characters, or fewer when the Manager
- * has sent nothing more by the end of the event loop's turn: one write per job cost a third of
- * the gateway's time in writev alone.
+ * Jobs go to the response in batches of about this many characters, or of what came when no
+ * more has for FLUSH_AFTER_MS: one write per job cost a third of the gateway's time in writev
+ * alone. (grpc-js hands messages over a few per event-loop turn, so a batch flushed at the end
+ * of each turn was still a handful of jobs.)
  */
 const BATCH_CHARS = 16 * 1024;
 const FLUSH_AFTER_MS = 5;
@@ -130,7 +131,7 @@ export class SearchBody extends Readable {
     return this.#state === "open";
   }
 
-  /** The next job; what is batched goes out at the end of this turn unless more come first. */
+  /** The next job; what is batched goes out within FLUSH_AFTER_MS, sooner if it fills first. */
   #nextJob(): Promise<IteratorResult<CurrentJob>> {
     if (this.#batch !== "" && this.#flushSoon === undefined) {
       this.#flushSoon = setTimeout(() => {
