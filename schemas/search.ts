@@ -51,7 +51,8 @@ export type JobSearchQueryJson = Static<typeof JobSearchQuery>;
 export const JobListNdjson = doc(
   JobListJson,
   "As application/x-ndjson: the same jobs, one per line and nothing else, in job id order, each line written as the Manager's " +
-    'answer arrives. If the search fails after the first line, the stream ends with one {"error": Problem} line, as the status ' +
-    "can no longer change.",
+    'answer arrives. If the search fails after the first line (the Manager sent nothing more ' +
+    "within the request timeout: 504; the client took nothing for as long: 429; the Manager failed or went away), the stream " +
+    'ends with one {"error": Problem} line, as the status can no longer change.',
   { jobs: [] },
 );

@@ -35,8 +35,18 @@ import type { ServerLimits } from "./server/limits.js";
 export interface AppOptions {
   /** The Manager, reached over one long-lived channel. Required. */
   readonly connection: ManagerConnection;
-  /** Deadline of every gRPC call, in ms; a Grpc-Timeout header may shorten it. Default: 10 000. */
+  /**
+   * Deadline of a gRPC call, in ms; a Grpc-Timeout header may shorten it. Of a list or stream
+   * (GET /v1/jobs, a job's instances, /v1/events, /v1/status): the bound of its start and of
+   * each gap in it, not of the whole. Default: 10 000.
+   */
   readonly requestTimeoutMs?: number;
+  /**
+   * The longest total deadline a Grpc-Timeout header may set on a list or stream, in ms (a
+   * longer one counts as this); without the header they have none. Default: 300 000, or
+   * requestTimeoutMs if that is longer.
+   */
+  readonly maxRequestTimeoutMs?: number;
   /** Largest accepted request body, in bytes. Default: 1 MiB. */
   readonly bodyLimit?: number;
   /** Fastify's logger option. Default: false (silent), as in tests. */
@@ -55,7 +65,7 @@ export interface AppOptions {
 }
 
 
-const DEFAULTS = { requestTimeoutMs: 10_000, bodyLimit: 1024 * 1024 } as const;
+const DEFAULTS = { requestTimeoutMs: 10_000, maxRequestTimeoutMs: 300_000, bodyLimit: 1024 * 1024 } as const;
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const limits: ServerLimits = { ...SERVER_LIMITS_DEFAULTS, ...options.limits };
@@ -153,16 +163,18 @@ function addHooksAndErrorHandlers(app: GatewayApp, options: AppOptions): void {
 /** The OpenAPI document, then one plugin per resource. */
 async function addRoutes(app: GatewayApp, options: AppOptions): Promise<void> {
   const requestTimeoutMs = options.requestTimeoutMs ?? DEFAULTS.requestTimeoutMs;
+  const maxRequestTimeoutMs = options.maxRequestTimeoutMs ?? Math.max(DEFAULTS.maxRequestTimeoutMs, requestTimeoutMs);
+  const deadlines = { requestTimeoutMs, maxRequestTimeoutMs };
   // Before the routes: the OpenAPI document is generated from each route as it is added.
   await registerOpenApi(app);
   await app.register(healthRoutes, { connection: options.connection });
-  const jobOptions = { client: options.connection.manager, requestTimeoutMs };
+  const jobOptions = { client: options.connection.manager, ...deadlines };
   // Searches may be cancelled (limit, a client leaving): they run on the streams' connection.
-  await app.register(jobSearchRoutes, { client: options.connection.streams, requestTimeoutMs });
+  await app.register(jobSearchRoutes, { client: options.connection.streams, ...deadlines });
   await app.register(jobsRoutes, { ...jobOptions, patchAttempts: options.patchAttempts, maxWaitingWrites: options.maxWaitingWrites });
   await app.register(jobInstanceRoutes, jobOptions);
   await app.register(nodeRoutes, jobOptions);
-  await app.register(eventRoutes, { client: options.connection.encodedStreams, requestTimeoutMs, ...options.streams });
+  await app.register(eventRoutes, { client: options.connection.encodedStreams, ...deadlines, ...options.streams });
   await app.register(docsRoutes, { title: DOCUMENT_TITLE, yaml: documentYaml });
 }
 

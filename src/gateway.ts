@@ -116,6 +116,7 @@ function appOptions(config: Config, connection: ManagerConnection, logger: AppOp
   return {
     connection,
     requestTimeoutMs: config.requestTimeoutMs,
+    maxRequestTimeoutMs: config.maxRequestTimeoutMs,
     logger,
     streams: { heartbeatMs: config.sseHeartbeatMs, bufferLimitBytes: config.sseBufferBytes },
     limits: {

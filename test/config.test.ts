@@ -14,6 +14,7 @@ describe("loadConfig", () => {
       host: "127.0.0.1",
       dataDir: "./data",
       requestTimeoutMs: 10_000,
+      maxRequestTimeoutMs: 300_000,
       logLevel: "info",
       sseHeartbeatMs: 15_000,
       sseBufferBytes: 1_048_576,
@@ -73,6 +74,19 @@ describe("loadConfig", () => {
     );
   });
 
+  it("reads the longest deadline a Grpc-Timeout may set, from the flag or MAX_REQUEST_TIMEOUT_MS", () => {
+    expect(config(["--max-request-timeout", "60000"])).toMatchObject({ maxRequestTimeoutMs: 60_000 });
+    expect(config([], { MAX_REQUEST_TIMEOUT_MS: "86400000" })).toMatchObject({ maxRequestTimeoutMs: 86_400_000 });
+    expect(config(["--request-timeout", "300000"])).toMatchObject({ requestTimeoutMs: 300_000, maxRequestTimeoutMs: 300_000 });
+  });
+
+  it("refuses a maximum shorter than the request timeout, naming both", () => {
+    expect(() => config(["--request-timeout", "20000", "--max-request-timeout", "15000"])).toThrow(
+      "--request-timeout (REQUEST_TIMEOUT_MS): must not exceed --max-request-timeout (MAX_REQUEST_TIMEOUT_MS) (got 20000 > 15000)",
+    );
+    expect(() => config(["--request-timeout", "600000"])).toThrow(/must not exceed --max-request-timeout/);
+  });
+
   it("prefers a flag to the environment, and the environment to the default", () => {
     expect(config(["--port", "9000"], { PORT: "9100", HOST: "0.0.0.0" })).toMatchObject({ port: 9000, host: "0.0.0.0" });
     expect(config([], { MANAGER_ADDRESS: "manager:6790", REQUEST_TIMEOUT_MS: "2500", LOG_LEVEL: "debug", DATA_DIR: "/tmp/x" })).toMatchObject({
@@ -88,6 +102,8 @@ describe("loadConfig", () => {
     [["--port", "70000"], /--port/],
     [["--port", "1e3"], /--port/],
     [["--request-timeout", "0"], /--request-timeout/],
+    [["--max-request-timeout", "0"], /--max-request-timeout/],
+    [["--max-request-timeout", "86400001"], /--max-request-timeout \(MAX_REQUEST_TIMEOUT_MS\)/],
     [["--log-level", "loud"], /--log-level/],
     [["--manager", "no-port"], /--manager/],
     [["--sse-heartbeat", "0"], /--sse-heartbeat/],
@@ -113,7 +129,7 @@ describe("loadConfig", () => {
 
   it("asks for help with --help, which lists every setting", () => {
     expect(loadConfig(["--help"], {})).toEqual({ help: true });
-    for (const name of ["--port", "PORT", "--host", "--manager", "MANAGER_ADDRESS", "--data-dir", "--request-timeout", "--log-level", "--sse-heartbeat", "SSE_HEARTBEAT_MS", "--sse-buffer", "SSE_BUFFER_BYTES", "--header-timeout", "--body-timeout", "--idle-timeout", "--max-connections", "--shutdown-timeout", "SHUTDOWN_TIMEOUT_MS", "--allowed-origin", "ALLOWED_ORIGINS", "--allowed-host", "ALLOWED_HOSTS", "--manager-tls", "MANAGER_TLS", "--manager-ca", "--manager-cert", "--manager-key", "--manager-server-name"]) {
+    for (const name of ["--port", "PORT", "--host", "--manager", "MANAGER_ADDRESS", "--data-dir", "--request-timeout", "--max-request-timeout", "MAX_REQUEST_TIMEOUT_MS", "--log-level", "--sse-heartbeat", "SSE_HEARTBEAT_MS", "--sse-buffer", "SSE_BUFFER_BYTES", "--header-timeout", "--body-timeout", "--idle-timeout", "--max-connections", "--shutdown-timeout", "SHUTDOWN_TIMEOUT_MS", "--allowed-origin", "ALLOWED_ORIGINS", "--allowed-host", "ALLOWED_HOSTS", "--manager-tls", "MANAGER_TLS", "--manager-ca", "--manager-cert", "--manager-key", "--manager-server-name"]) {
       expect(helpText()).toContain(name);
     }
   });

@@ -155,17 +155,67 @@ async function* serverStream(
   const stopListening = cancelOnAbort(options.signal, () => {
     call.cancel();
   });
+  const waiting = new WaitBound(options.idleTimeoutMs, () => {
+    call.cancel();
+  });
+  const messages = (call as AsyncIterable<Message>)[Symbol.asyncIterator]();
   let finished = false;
   try {
-    for await (const message of call as AsyncIterable<Message>) yield message;
+    for (;;) {
+      waiting.start();
+      const next = await messages.next();
+      waiting.stop();
+      if (next.done === true) break;
+      yield next.value;
+    }
     finished = true;
   } catch (error) {
     finished = true;
-    throw callError(error);
+    throw waiting.expired ? waiting.error() : callError(error);
   } finally {
+    waiting.stop();
     stopListening();
     // The consumer stopped early: tell the server, so it stops producing.
     if (!finished) call.cancel();
+  }
+  // A wait that expired fails the stream however grpc-js reported the cancellation: it must
+  // never look like a whole stream that merely ended.
+  if (waiting.expired) throw waiting.error();
+}
+
+/**
+ * CallOptions.idleTimeoutMs over the waits of one stream: a wait (start() to stop()) that lasts
+ * longer than `ms` runs `expire`, which cancels the call; from then on `expired` holds and the
+ * stream fails with error(). No bound when `ms` is undefined.
+ */
+class WaitBound {
+  #timer: NodeJS.Timeout | undefined;
+  #expired = false;
+
+  constructor(
+    private readonly ms: number | undefined,
+    private readonly expire: () => void,
+  ) {}
+
+  get expired(): boolean {
+    return this.#expired;
+  }
+
+  start(): void {
+    if (this.ms === undefined) return;
+    this.#timer = setTimeout(() => {
+      this.#expired = true;
+      this.expire();
+    }, this.ms);
+  }
+
+  stop(): void {
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+  }
+
+  error(): GrpcError {
+    return new GrpcError(status.DEADLINE_EXCEEDED, `no message within ${String(this.ms)} ms`);
   }
 }
 

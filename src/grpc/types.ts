@@ -22,6 +22,15 @@ export interface CallOptions {
   readonly metadata?: Readonly<Record<string, string>> | undefined;
   /** Aborting it cancels the call (the server sees CANCELLED). Default: none. */
   readonly signal?: AbortSignal | undefined;
+  /**
+   * Server streams of a decoded client: the longest the consumer may wait for the first message,
+   * and for each next one, in ms (time spent by the consumer between messages does not count).
+   * A wait that lasts longer cancels the call, which fails with DEADLINE_EXCEEDED; unlike
+   * `timeoutMs`, it bounds waiting, not reading, so a long stream that keeps coming is not cut.
+   * A BytesClient ignores it: its consumer bounds the start itself (src/sse/stream-body.ts).
+   * Default: none.
+   */
+  readonly idleTimeoutMs?: number | undefined;
 }
 
 export type UnaryCall<I extends DescMessage, O extends DescMessage> = (

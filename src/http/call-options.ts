@@ -101,6 +101,12 @@ export interface CallContextInput {
   readonly grpcTimeoutMs?: number | undefined;
 }
 
+/**
+ * A call answered in one piece (docs/ARCHITECTURE.md §5, Deadlines): its deadline is the
+ * request timeout, or the request's Grpc-Timeout when that is shorter. A longer Grpc-Timeout
+ * changes nothing: such a call takes milliseconds, and a Manager that does not answer within
+ * the configured deadline is failing.
+ */
 export function callOptions(input: CallContextInput): CallOptions {
   const timeoutMs =
     input.grpcTimeoutMs === undefined ? input.requestTimeoutMs : Math.min(input.grpcTimeoutMs, input.requestTimeoutMs);
@@ -111,22 +117,66 @@ export function callOptions(input: CallContextInput): CallOptions {
   };
 }
 
+export interface StreamContextInput extends CallContextInput {
+  /** The longest total deadline a Grpc-Timeout may set, in ms. */
+  readonly maxRequestTimeoutMs: number;
+}
+
+/**
+ * A list or stream read as the Manager sends it (docs/ARCHITECTURE.md §5, Deadlines): the
+ * request timeout bounds the wait for the first result and for each next one (idleTimeoutMs),
+ * not the whole; the whole has a deadline only when the request's Grpc-Timeout sets one, which
+ * may be longer than the request timeout, up to maxRequestTimeoutMs. Infinity: no deadline.
+ */
+export function streamCallOptions(input: StreamContextInput): CallOptions & { readonly timeoutMs: number; readonly idleTimeoutMs: number } {
+  return {
+    timeoutMs: input.grpcTimeoutMs === undefined ? Infinity : Math.min(input.grpcTimeoutMs, input.maxRequestTimeoutMs),
+    idleTimeoutMs: input.requestTimeoutMs,
+    metadata: forwardedMetadata(input.headers, input.requestId),
+    signal: disconnectSignal(input.response),
+  };
+}
+
 const TIMEOUT_MESSAGE = "must be 1 to 8 digits and a unit (H, M, S, m, u, n), e.g. 500m";
 
-/** Throws a 400 listing every unusable header; otherwise the options of the request's calls. */
-export function callOptionsFor(request: FastifyRequest, reply: FastifyReply, requestTimeoutMs: number): CallOptions {
+/** The request's Grpc-Timeout in ms, if it has one; a 400 listing every unusable header. */
+function checkedHeaders(request: FastifyRequest): number | undefined {
   const header = request.headers["grpc-timeout"];
   const grpcTimeoutMs = typeof header === "string" ? parseGrpcTimeout(header) : undefined;
   const faults: HeaderFault[] = [];
   if (header !== undefined && grpcTimeoutMs === undefined) faults.push({ header: "grpc-timeout", message: TIMEOUT_MESSAGE });
   faults.push(...metadataFaults(request.headers));
   if (faults.length > 0) throw invalidArgument("the request headers are invalid", { errors: faults });
+  return grpcTimeoutMs;
+}
+
+/** Throws a 400 listing every unusable header; otherwise the options of the request's calls. */
+export function callOptionsFor(request: FastifyRequest, reply: FastifyReply, requestTimeoutMs: number): CallOptions {
   return callOptions({
     headers: request.headers,
     requestId: request.id,
     response: reply.raw,
     requestTimeoutMs,
-    grpcTimeoutMs,
+    grpcTimeoutMs: checkedHeaders(request),
+  });
+}
+
+/** What bounds the calls of a request: the deadlines of docs/ARCHITECTURE.md §5. */
+export interface Deadlines {
+  /** A call's deadline; of a list or stream, the bound of its start and of each gap. In ms. */
+  readonly requestTimeoutMs: number;
+  /** The longest total deadline a Grpc-Timeout may set on a list or stream, in ms. */
+  readonly maxRequestTimeoutMs: number;
+}
+
+/** streamCallOptions of the request; throws a 400 listing every unusable header. */
+export function streamCallOptionsFor(request: FastifyRequest, reply: FastifyReply, deadlines: Deadlines): ReturnType<typeof streamCallOptions> {
+  return streamCallOptions({
+    headers: request.headers,
+    requestId: request.id,
+    response: reply.raw,
+    ...deadlines,
+    grpcTimeoutMs: checkedHeaders(request),
   });
 }
 
@@ -135,23 +185,35 @@ export interface CallingRouteOptions<C> {
   readonly client: C;
   /** Deadline of each gRPC call, in ms; a Grpc-Timeout header may shorten it. */
   readonly requestTimeoutMs: number;
+  /** The longest total deadline a Grpc-Timeout may set on a list, in ms. Default: requestTimeoutMs. */
+  readonly maxRequestTimeoutMs?: number | undefined;
 }
 
 /**
  * The base of a plugin's handlers that call the Manager: the client, and each request's call
- * options under the plugin's request timeout.
+ * options under the plugin's deadlines.
  */
 export abstract class CallingHandlers<C> {
   protected readonly client: C;
-  readonly #requestTimeoutMs: number;
+  readonly #deadlines: Deadlines;
 
   constructor(options: CallingRouteOptions<C>) {
     this.client = options.client;
-    this.#requestTimeoutMs = options.requestTimeoutMs;
+    this.#deadlines = deadlinesOf(options);
   }
 
   /** callOptionsFor under this plugin's request timeout; throws the 400 for unusable headers. */
   protected callOptions(request: FastifyRequest, reply: FastifyReply): CallOptions {
-    return callOptionsFor(request, reply, this.#requestTimeoutMs);
+    return callOptionsFor(request, reply, this.#deadlines.requestTimeoutMs);
   }
+
+  /** streamCallOptionsFor under this plugin's deadlines, for a list; throws the 400 for unusable headers. */
+  protected listOptions(request: FastifyRequest, reply: FastifyReply): CallOptions {
+    return streamCallOptionsFor(request, reply, this.#deadlines);
+  }
+}
+
+/** A plugin's deadlines; without a maximum, a Grpc-Timeout cannot lengthen anything. */
+export function deadlinesOf(options: Pick<CallingRouteOptions<unknown>, "requestTimeoutMs" | "maxRequestTimeoutMs">): Deadlines {
+  return { requestTimeoutMs: options.requestTimeoutMs, maxRequestTimeoutMs: options.maxRequestTimeoutMs ?? options.requestTimeoutMs };
 }

@@ -51,7 +51,7 @@ export const FAILURES = {
   },
   DEADLINE_EXCEEDED: {
     status: 504,
-    describes: () => "the Manager did not answer before the deadline (the gateway's, or a shorter Grpc-Timeout)",
+    describes: () => "the Manager did not answer in time: within the request timeout (of a list, its first result), or before the Grpc-Timeout",
     generic: "the Manager did not answer before the deadline",
     example: {},
   },

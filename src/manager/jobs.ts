@@ -91,33 +91,66 @@ function deleteJob(context: ManagerContext, request: JobId): Empty {
   return create(EmptySchema);
 }
 
-// Filters are compiled before anything is sent, so a bad one fails the call with no results;
-// pending writes are committed, then the candidates are read in one synchronous read (a
-// consistent view, and no cursor held open across turns) and the matches streamed in job id
-// order. A search with a regular expression is matched on the scan worker (scanner.ts), from
-// that same read.
+// Filters are compiled before anything is sent, so a bad one fails the call with no results.
+// The jobs are read a page at a time (SEARCH_PAGE, in job id order), and the next page only
+// once the client has taken the matches of this one (the server writes with back-pressure), so
+// a search holds one page in memory however many jobs match and however slowly its client
+// reads. Each page is one synchronous read after pending writes commit (no cursor is held open
+// across turns); the whole is not one snapshot: a job written during a long search is seen as
+// it is when its page is read (one created behind the page already read, or deleted before its
+// page, is not seen), and each job is sent at most once, always in id order. A search with a
+// regular expression is matched on the scan worker (scanner.ts), a page at a time.
 async function* jobSearch(
   context: ManagerContext,
   request: JobSearchRequest,
   { signal }: HandlerContext,
 ): AsyncGenerator<CurrentJob> {
-  const { store } = context;
-  if (!hasRegex(request.jobFilter)) {
-    const search = compileSearch(request.jobFilter);
+  const matchPage = hasRegex(request.jobFilter) ? scanning(context, request, signal) : matching(compileSearch(request.jobFilter));
+  const onlyId = pinnedId(request.jobFilter);
+  let after: string | undefined;
+  for (;;) {
     context.commits.flush();
-    yield* searchJobs(store, search);
-    return;
+    const page = readPage(context.store, onlyId, after);
+    // Even an empty first page is matched: that is where a regular expression is compiled.
+    yield* await matchPage(page);
+    const last = page.rows.at(-1);
+    if (onlyId !== undefined || last === undefined || page.rows.length < SEARCH_PAGE || signal.aborted) return;
+    after = last.id;
   }
-  context.commits.flush();
-  const candidates = readCandidates(store, pinnedId(request.jobFilter));
-  const { rows } = candidates;
-  const task = {
-    request: toBinary(JobSearchRequestSchema, request),
-    ids: rows.map((row) => row.id),
-    jobs: readsJob(request.jobFilter) ? rows.map((row) => row.job) : undefined,
+}
+
+/**
+ * Jobs read from the store at a time by a search: some 100 KB of jobs of a few hundred bytes.
+ * Each page is one seek on the primary key; 100 and 1,000 listed 100,000 jobs at the same speed.
+ */
+export const SEARCH_PAGE = 256;
+
+/** The matches of one page, as sent. */
+type PageMatcher = (page: Candidates) => Promise<CurrentJob[]> | CurrentJob[];
+
+/** Matches a page on the scan worker; the request is encoded once for every page. */
+function scanning(context: ManagerContext, request: JobSearchRequest, signal: AbortSignal): PageMatcher {
+  const encoded = toBinary(JobSearchRequestSchema, request);
+  const readJobs = readsJob(request.jobFilter);
+  return async (page) => {
+    const task = { request: encoded, ids: page.rows.map((row) => row.id), jobs: readJobs ? page.rows.map((row) => row.job) : undefined };
+    const matched = await context.scanner.scan(task, signal);
+    return matched.map((i) => currentJob(page, i));
   };
-  const matched = await context.scanner.scan(task, signal);
-  yield* matched.map((i) => currentJob(candidates, i));
+}
+
+/** Matches a page here: id filters on the id alone, tag and date filters on the decoded job. */
+function matching({ matchesId, matchesJob }: CompiledSearch): PageMatcher {
+  return (page) => {
+    const results: CurrentJob[] = [];
+    page.rows.forEach((row, i) => {
+      if (!matchesId(row.id)) return;
+      // Decoded only for tag and date filters; the reply carries the stored bytes either way.
+      if (matchesJob !== undefined && !matchesJob(decodeJob(row.job))) return;
+      results.push(currentJob(page, i));
+    });
+    return results;
+  };
 }
 
 interface Candidates {
@@ -126,14 +159,18 @@ interface Candidates {
   readonly instancesOf: (id: string) => InstanceRow[];
 }
 
-/** The jobs a search looks at: the one with id `onlyId` when given, else all of them. */
-function readCandidates(store: Store, onlyId: string | undefined): Candidates {
+/** The page of jobs after `after` (from the first when undefined), or the one job `onlyId` when given. */
+function readPage(store: Store, onlyId: string | undefined, after: string | undefined): Candidates {
   if (onlyId !== undefined) {
     const row = store.job(onlyId);
     return { rows: row === undefined ? [] : [row], instancesOf: (id) => store.instancesOf(id) };
   }
-  const byJob = store.instancesByJob();
-  return { rows: store.jobs(), instancesOf: (id) => byJob.get(id) ?? [] };
+  const rows = store.jobPage(after, SEARCH_PAGE);
+  const first = rows[0];
+  const last = rows.at(-1);
+  if (first === undefined || last === undefined) return { rows, instancesOf: () => [] };
+  const byJob = store.instancesByJob({ first: first.id, last: last.id });
+  return { rows, instancesOf: (id) => byJob.get(id) ?? [] };
 }
 
 function currentJob({ rows, instancesOf }: Candidates, index: number): CurrentJob {
@@ -141,18 +178,4 @@ function currentJob({ rows, instancesOf }: Candidates, index: number): CurrentJo
   if (row === undefined) throw new Error(`scan answered with candidate ${index} of ${rows.length}`);
   // The reply carries the stored bytes, never decoded here.
   return currentJobFromStored(row.job, instancesOf(row.id));
-}
-
-/** Every job matching `search`, in job id order, with its instances. */
-export function searchJobs(store: Store, search: CompiledSearch): CurrentJob[] {
-  const candidates = readCandidates(store, search.onlyId);
-  const { matchesId, matchesJob } = search;
-  const results: CurrentJob[] = [];
-  candidates.rows.forEach((row, i) => {
-    if (!matchesId(row.id)) return;
-    // Decoded only for tag and date filters; the reply carries the stored bytes either way.
-    if (matchesJob !== undefined && !matchesJob(decodeJob(row.job))) return;
-    results.push(currentJob(candidates, i));
-  });
-  return results;
 }

@@ -78,6 +78,8 @@ export class Store {
   readonly #jobById: Statement<[string], JobRow>;
   readonly #hasJob: Statement<[string], { one: number }>;
   readonly #allJobs: Statement<[], JobRow>;
+  readonly #firstJobs: Statement<[number], JobRow>;
+  readonly #jobsAfter: Statement<[string, number], JobRow>;
   readonly #insertJob: Statement<[string, bigint, Uint8Array]>;
   readonly #updateJob: Statement<[bigint, Uint8Array, string]>;
   readonly #deleteJob: Statement<[string]>;
@@ -92,6 +94,7 @@ export class Store {
   readonly #instancesOf: Statement<[string], RawInstance>;
   readonly #instancesOn: Statement<[string], RawInstance>;
   readonly #allInstances: Statement<[], RawInstance>;
+  readonly #instancesBetween: Statement<[string, string], RawInstance>;
   readonly #insertInstance: Statement<[string, string, string]>;
   readonly #deleteInstance: Statement<[string, string]>;
   readonly #deleteInstancesOf: Statement<[string]>;
@@ -114,6 +117,9 @@ export class Store {
     this.#jobById = db.prepare<[string], JobRow>("SELECT id, hash, job FROM jobs WHERE id = ?").safeIntegers(true);
     this.#hasJob = db.prepare<[string], { one: number }>("SELECT 1 AS one FROM jobs WHERE id = ?");
     this.#allJobs = db.prepare<[], JobRow>("SELECT id, hash, job FROM jobs ORDER BY id").safeIntegers(true);
+    // Pages in id order, each after the last id of the one before (a seek on the primary key).
+    this.#firstJobs = db.prepare<[number], JobRow>("SELECT id, hash, job FROM jobs ORDER BY id LIMIT ?").safeIntegers(true);
+    this.#jobsAfter = db.prepare<[string, number], JobRow>("SELECT id, hash, job FROM jobs WHERE id > ? ORDER BY id LIMIT ?").safeIntegers(true);
     this.#insertJob = db.prepare("INSERT INTO jobs (id, hash, job) VALUES (?, ?, ?)");
     this.#updateJob = db.prepare("UPDATE jobs SET hash = ?, job = ? WHERE id = ?");
     this.#deleteJob = db.prepare("DELETE FROM jobs WHERE id = ?");
@@ -142,6 +148,9 @@ export class Store {
       "SELECT job_id, role, node_id FROM instances WHERE node_id = ? ORDER BY job_id, role",
     );
     this.#allInstances = db.prepare<[], RawInstance>("SELECT job_id, role, node_id FROM instances ORDER BY job_id, role");
+    this.#instancesBetween = db.prepare<[string, string], RawInstance>(
+      "SELECT job_id, role, node_id FROM instances WHERE job_id >= ? AND job_id <= ? ORDER BY job_id, role",
+    );
     this.#insertInstance = db.prepare("INSERT INTO instances (job_id, role, node_id) VALUES (?, ?, ?)");
     this.#deleteInstance = db.prepare("DELETE FROM instances WHERE job_id = ? AND role = ?");
     this.#deleteInstancesOf = db.prepare("DELETE FROM instances WHERE job_id = ?");
@@ -229,6 +238,14 @@ export class Store {
     return this.#allJobs.all();
   }
 
+  /**
+   * At most `limit` jobs in id order: the first ones, or those after the id `after`. Paging
+   * with the last id of each page reads every job once, however the table changes between.
+   */
+  jobPage(after: string | undefined, limit: number): JobRow[] {
+    return after === undefined ? this.#firstJobs.all(limit) : this.#jobsAfter.all(after, limit);
+  }
+
   insertJob(id: string, hash: bigint, job: Uint8Array): void {
     this.#insertJob.run(id, hash, job);
   }
@@ -289,10 +306,11 @@ export class Store {
     return this.#instancesOn.all(nodeId).map(toInstance);
   }
 
-  /** Every instance, grouped by job id. */
-  instancesByJob(): Map<string, InstanceRow[]> {
+  /** Every instance, grouped by job id; with `first` and `last`, those of the job ids from one to the other. */
+  instancesByJob(range?: { readonly first: string; readonly last: string }): Map<string, InstanceRow[]> {
     const byJob = new Map<string, InstanceRow[]>();
-    for (const raw of this.#allInstances.all()) {
+    const rows = range === undefined ? this.#allInstances.all() : this.#instancesBetween.all(range.first, range.last);
+    for (const raw of rows) {
       const list = byJob.get(raw.job_id);
       if (list === undefined) byJob.set(raw.job_id, [toInstance(raw)]);
       else list.push(toInstance(raw));

@@ -57,8 +57,11 @@ const PARAMETERS = {
     in: "header",
     required: false,
     description:
-      "Shortens the deadline of the gateway's call to the Manager (grpc-gateway's convention): 1 to 8 digits and a unit, " +
-      "H, M, S, m (ms), u (µs) or n (ns). A malformed value is a 400.",
+      "The deadline of the gateway's call to the Manager (grpc-gateway's convention): 1 to 8 digits and a unit, H, M, S, " +
+      "m (ms), u (µs) or n (ns). A malformed value is a 400. On an operation answered in one piece it may shorten the request " +
+      "timeout (10 s by default), not lengthen it. On a list or stream (jobSearch, listJobInstances, eventStream, " +
+      "createStatusChannel), which without it has no deadline in all, it bounds the whole, and may be longer than the request " +
+      "timeout, up to the gateway's maximum (5 minutes by default; a longer one counts as the maximum).",
     schema: { type: "string", pattern: "^[0-9]{1,8}[HMSmun]$" },
     example: "5S",
   },

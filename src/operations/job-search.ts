@@ -1,30 +1,17 @@
-// GET /v1/jobs behind its route: the search started, and its answer written as the jobs
-// arrive, never collected, as {"jobs":[...]} or, when asked with Accept: application/x-ndjson,
-// one job per line. The status is decided when the first job (or the end) arrives, so the
-// Manager's refusals (a bad regex) are still a proper 4xx. After that, a failure cannot change
-// the status: an NDJSON stream ends with one {"error": Problem} line; a JSON body is cut off,
-// so that no client mistakes a partial list for a whole one.
-import type { FastifyRequest } from "fastify";
+// GET /v1/jobs behind its route: the search started, and its first job (or its end) awaited,
+// so that the status is decided by it: the Manager's refusals (a bad regex) are still a proper
+// 4xx, and a Manager that sends nothing within the request timeout a 504. The rest of the
+// answer is a SearchBody (search-body.ts), written as the client takes it.
 import type { CurrentJob } from "../gen/norsk/api/manager_pb.js";
 import { readWithRetry } from "../grpc/dropped.js";
 import { Code, GrpcError } from "../grpc/errors.js";
 import type { CallOptions } from "../grpc/types.js";
 import { JSON_TYPE, NDJSON, preference } from "../http/media-type.js";
-import { invalidArgument, toProblem } from "../http/problem.js";
-import { jobToJson } from "../json/index.js";
-import type { JobJson } from "../json/index.js";
+import { invalidArgument } from "../http/problem.js";
 import type { ManagerClient } from "./job-access.js";
+import type { StartedSearch } from "./search-body.js";
 import { QueryError, searchRequestFromQuery } from "./search-query.js";
 import type { SearchQuery } from "./search-query.js";
-
-/** A search that has delivered its first job, or its end. */
-export interface StartedSearch {
-  readonly first: IteratorResult<CurrentJob>;
-  readonly jobs: AsyncIterator<CurrentJob>;
-}
-
-/** A Job's JSON text, as the route's response schema would write it. */
-export type Stringify = (job: JobJson) => string;
 
 /** The search a request URL asks for; a 400 naming each malformed parameter. */
 export function searchOfUrl(url: string): SearchQuery {
@@ -43,7 +30,7 @@ export function searchOfUrl(url: string): SearchQuery {
  */
 export function startSearch(client: ManagerClient, search: SearchQuery["request"], options: CallOptions): Promise<StartedSearch> {
   return readWithRetry(async () => {
-    const jobs = client.jobSearch(search, options)[Symbol.asyncIterator]();
+    const jobs: AsyncIterator<CurrentJob> = client.jobSearch(search, options)[Symbol.asyncIterator]();
     return { jobs, first: await jobs.next() };
   }, options.signal).catch(namingTheParameter);
 }
@@ -68,46 +55,6 @@ const REGEX_FIELDS = [
   ["id_filter.re: ", "idMatch"],
   ["tag_filter.re: ", "tagMatch"],
 ] as const;
-
-/** The jobs in order, at most `limit`; stopping early cancels the gRPC stream. */
-async function* take({ first, jobs }: StartedSearch, limit: number | undefined): AsyncGenerator<CurrentJob> {
-  let next = first;
-  let count = 0;
-  try {
-    while (next.done !== true && (limit === undefined || count < limit)) {
-      yield next.value;
-      count++;
-      if (limit !== undefined && count >= limit) break;
-      next = await jobs.next();
-    }
-  } finally {
-    await jobs.return?.();
-  }
-}
-
-/** {"jobs":[...]}, a job at a time; a failure throws, cutting the body short. */
-export async function* jsonBody(search: StartedSearch, limit: number | undefined, stringify: Stringify): AsyncGenerator<string> {
-  yield '{"jobs":[';
-  let separator = "";
-  for await (const current of take(search, limit)) {
-    if (current.job === undefined) continue;
-    yield separator + stringify(jobToJson(current.job));
-    separator = ",";
-  }
-  yield "]}";
-}
-
-/** A job per line; a failure is logged and ends the body with an {"error": Problem} line. */
-export async function* ndjsonBody(request: FastifyRequest, search: StartedSearch, limit: number | undefined, stringify: Stringify): AsyncGenerator<string> {
-  try {
-    for await (const current of take(search, limit)) {
-      if (current.job !== undefined) yield `${stringify(jobToJson(current.job))}\n`;
-    }
-  } catch (error) {
-    request.log.warn({ err: error }, "job search failed mid-stream");
-    yield `${JSON.stringify({ error: toProblem(error, request) })}\n`;
-  }
-}
 
 /** NDJSON when the client lists it with a higher (or equal) preference than JSON. */
 export function prefersNdjson(accept: string | undefined): boolean {

@@ -9,7 +9,8 @@ import { EventStreamEventSchema, NorskStatusEventSchema } from "../gen/norsk/api
 import type { Manager } from "../gen/norsk/api/manager_pb.js";
 import type { BytesClient, OpenBytesStream } from "../grpc/client.js";
 import type { CallOptions } from "../grpc/types.js";
-import { callOptionsFor, parseGrpcTimeout } from "../http/call-options.js";
+import { deadlinesOf, streamCallOptionsFor } from "../http/call-options.js";
+import type { Deadlines } from "../http/call-options.js";
 import { resourceExhausted, toProblem, unavailable } from "../http/problem.js";
 import type { ProblemJson } from "../../schemas/common.js";
 import { errorResponses } from "../http/responses.js";
@@ -25,6 +26,8 @@ export interface EventRoutesOptions extends Partial<StreamSettings> {
   readonly client: BytesClient<typeof Manager>;
   /** How long the Manager may take to start a stream (its first message), in ms. */
   readonly requestTimeoutMs: number;
+  /** The longest total deadline a Grpc-Timeout may set on a stream, in ms. Default: requestTimeoutMs. */
+  readonly maxRequestTimeoutMs?: number;
 }
 
 export const STREAM_DEFAULTS: StreamSettings = { heartbeatMs: 15_000, bufferLimitBytes: 1024 * 1024 };
@@ -33,8 +36,9 @@ const STREAMING =
   "Answers once the Manager's stream has started: a refusal before that (a bad argument, no Manager, no answer " +
   "within the request timeout) is an ordinary problem+json error. After that it never ends by itself: it sends each " +
   "event as it happens, a heartbeat every 15 s (configurable), and when it fails (the Manager goes away, or the " +
-  "client reads so slowly that it falls too far behind), a last `error` event whose data is a Problem. A Grpc-Timeout " +
-  "header bounds the whole stream. Send `Accept: application/x-ndjson` for NDJSON, one {\"event\", \"data\"} per line.";
+  "client reads so slowly that it falls too far behind), a last `error` event whose data is a Problem. The request " +
+  "timeout bounds the start only; a Grpc-Timeout header bounds the whole stream, up to the gateway's maximum (5 minutes by " +
+  "default). Send `Accept: application/x-ndjson` for NDJSON, one {\"event\", \"data\"} per line.";
 
 function streamResponse(names: string[], line: typeof EventLine) {
   return {
@@ -66,7 +70,7 @@ const STATUS_CHANNEL_SCHEMA = {
 /** What the streams of one plugin share. */
 interface StreamRoutes {
   readonly settings: StreamSettings;
-  readonly requestTimeoutMs: number;
+  readonly deadlines: Deadlines;
   /**
    * The streams open now, each with its request. Open streams never finish by themselves: at
    * shutdown each is ended with an error event, so that closing the server does not wait for
@@ -91,7 +95,7 @@ export const eventRoutes: FastifyPluginCallbackTypebox<EventRoutesOptions> = (ap
       heartbeatMs: options.heartbeatMs ?? STREAM_DEFAULTS.heartbeatMs,
       bufferLimitBytes: options.bufferLimitBytes ?? STREAM_DEFAULTS.bufferLimitBytes,
     },
-    requestTimeoutMs: options.requestTimeoutMs,
+    deadlines: deadlinesOf(options),
     open: new Map(),
   };
   const events = new EventDecoder(EventStreamEventSchema);
@@ -144,17 +148,16 @@ async function serveStream(routes: StreamRoutes, request: FastifyRequest, reply:
 
 /** The body of one client's stream, its call opened. */
 function streamBody(routes: StreamRoutes, request: FastifyRequest, reply: FastifyReply, format: StreamFormat, source: StreamSource): StreamBody {
-  const base = callOptionsFor(request, reply, routes.requestTimeoutMs); // also refuses a malformed Grpc-Timeout
-  const header = request.headers["grpc-timeout"];
-  const streamDeadline = typeof header === "string" ? parseGrpcTimeout(header) : undefined;
+  // The request timeout bounds the start only; the whole stream has no deadline unless the
+  // client's Grpc-Timeout sets one (at most the maximum). There is no bound on the gaps: a
+  // stream of events is quiet while nothing happens.
+  const { idleTimeoutMs, ...callOptions } = streamCallOptionsFor(request, reply, routes.deadlines);
   return new StreamBody({
     ...routes.settings,
     format,
-    // The request timeout bounds the start only (startTimeoutMs); the whole stream has no
-    // deadline unless the client's Grpc-Timeout sets one.
-    open: source.call({ ...base, timeoutMs: streamDeadline }),
+    open: source.call(callOptions),
     decode: (bytes) => source.decoder.decode(bytes),
-    startTimeoutMs: base.timeoutMs ?? routes.requestTimeoutMs,
+    startTimeoutMs: Math.min(idleTimeoutMs, callOptions.timeoutMs),
     response: reply.raw,
     problemOf: (error) =>
       toProblem(error instanceof SlowClientError ? resourceExhausted(`${error.message}; reconnect`) : error, request),

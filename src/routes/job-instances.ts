@@ -22,7 +22,9 @@ const LIST_JOB_INSTANCES_SCHEMA = {
   operationId: "listJobInstances",
   tags: ["jobs"],
   summary: "List a job's running instances",
-  description: "JobSearch for this one id: the `instances` of its CurrentJob, one per running role.",
+  description:
+    "JobSearch for this one id: the `instances` of its CurrentJob, one per running role. A list: the request timeout bounds " +
+    "the wait for the Manager's answer, and `Grpc-Timeout` may set a longer deadline, up to the gateway's maximum.",
   params: JobIdParams,
   response: {
     200: jsonResponse(InstancesJson, "OK: the running instances (none when the job is not running)."),
@@ -78,7 +80,7 @@ export const jobInstanceRoutes: FastifyPluginCallbackTypebox<ManagerRouteOptions
 class InstanceHandlers extends CallingHandlers<ManagerClient> {
 
   readonly listJobInstances: RouteHandler<typeof LIST_JOB_INSTANCES_SCHEMA> = async (request, reply) => {
-    const current = await requireJob(this.client, request.params.jobId, this.callOptions(request, reply));
+    const current = await requireJob(this.client, request.params.jobId, this.listOptions(request, reply));
     return { instances: current.instances.map((instance) => messageToJson(RunningJobSchema, instance)) };
   };
 

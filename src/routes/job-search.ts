@@ -1,14 +1,16 @@
-// GET /v1/jobs: JobSearch, streamed as the Manager sends it (src/operations/job-search.ts).
-import { Readable } from "node:stream";
+// GET /v1/jobs: JobSearch, streamed as the Manager sends it and as fast as the client takes it
+// (src/operations/job-search.ts, search-body.ts).
 import type { FastifyPluginCallbackTypebox } from "@fastify/type-provider-typebox";
 import type { FastifyReply } from "fastify";
 import fastJson from "fast-json-stringify";
-import { callOptionsFor } from "../http/call-options.js";
+import { deadlinesOf, streamCallOptionsFor } from "../http/call-options.js";
 import { NDJSON } from "../http/media-type.js";
+import { toProblem } from "../http/problem.js";
 import { errorResponses } from "../http/responses.js";
 import { serializerOptions } from "../http/validation.js";
 import type { ManagerRouteOptions } from "../operations/job-access.js";
-import { jsonBody, ndjsonBody, prefersNdjson, searchOfUrl, startSearch } from "../operations/job-search.js";
+import { prefersNdjson, searchOfUrl, startSearch } from "../operations/job-search.js";
+import { SearchBody } from "../operations/search-body.js";
 import { JobJson, JobListJson } from "../../schemas/job.js";
 import { JobListNdjson, JobSearchQuery } from "../../schemas/search.js";
 
@@ -18,7 +20,13 @@ const JOB_SEARCH_SCHEMA = {
   summary: "Search jobs",
   description:
     "JobSearch. Filters are repeatable and combined with AND; results come in job id order, streamed as the Manager sends them, " +
-    "and `limit` stops early. `Accept: application/x-ndjson` gives one job per line instead of `{\"jobs\": [...]}`.",
+    "and `limit` stops early. `Accept: application/x-ndjson` gives one job per line instead of `{\"jobs\": [...]}`. " +
+    "A list of any length finishes: the request timeout (10 s by default) bounds the wait for the first job and for each next " +
+    "one, not the whole list, which has no deadline unless `Grpc-Timeout` sets one (longer than the request timeout if need " +
+    "be, up to the gateway's maximum, 5 minutes by default). Jobs are read from the Manager as fast as the client takes them; " +
+    "a client that takes nothing for a request timeout is cut off. A failure after the first job cannot change the status: " +
+    'NDJSON ends with one `{"error": Problem}` line, and a JSON body is cut off, so that no partial list passes for a whole one.',
+
   querystring: JobSearchQuery,
   response: {
     200: {
@@ -29,19 +37,32 @@ const JOB_SEARCH_SCHEMA = {
   },
 };
 
-export const jobSearchRoutes: FastifyPluginCallbackTypebox<ManagerRouteOptions> = (app, { client, requestTimeoutMs }, done) => {
+export const jobSearchRoutes: FastifyPluginCallbackTypebox<ManagerRouteOptions> = (app, options, done) => {
+  const { client } = options;
+  const deadlines = deadlinesOf(options);
   // Compiled once: the same serializer fastify would use for a Job response.
   const stringifyJob = fastJson(JobJson, serializerOptions);
 
   app.get("/v1/jobs", { schema: JOB_SEARCH_SCHEMA }, async function jobSearch(request, reply) {
     const { request: search, limit } = searchOfUrl(request.url);
-    const options = callOptionsFor(request, reply, requestTimeoutMs);
-    const started = await startSearch(client, search, options);
+    const callOptions = streamCallOptionsFor(request, reply, deadlines);
+    const started = await startSearch(client, search, callOptions);
     const ndjson = prefersNdjson(request.headers.accept);
-    const lines = ndjson ? ndjsonBody(request, started, limit, stringifyJob) : jsonBody(started, limit, stringifyJob);
+    const body = new SearchBody({
+      format: ndjson ? "ndjson" : "json",
+      search: started,
+      limit,
+      stringify: stringifyJob,
+      stallTimeoutMs: callOptions.idleTimeoutMs,
+      response: reply.raw,
+      problemOf: (error) => toProblem(error, request),
+      onFailure: (error) => {
+        request.log.warn({ err: error }, "job search cut short");
+      },
+    });
     // A stream is sent as it is, not through the response schema: widen the typed reply.
     const untyped: FastifyReply = reply;
-    return untyped.type(ndjson ? NDJSON : "application/json; charset=utf-8").send(Readable.from(lines, { objectMode: false }));
+    return untyped.type(ndjson ? NDJSON : "application/json; charset=utf-8").send(body);
   });
 
   done();

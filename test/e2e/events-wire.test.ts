@@ -226,4 +226,25 @@ describe("before the stream starts: ordinary problem+json", () => {
       await fake.close();
     }
   });
+
+  it("bounds the stream by a Grpc-Timeout longer than the request timeout, up to the maximum", async () => {
+    const fake = await stubGateway({}, { requestTimeoutMs: 200, maxRequestTimeoutMs: 700 });
+    fake.manager.behaviour.eventStream = async function* (_request, context) {
+      yield { event: { case: "initialDataComplete", value: {} } };
+      await untilAborted(context.signal);
+    };
+    try {
+      const started = Date.now();
+      // 1 hour asked: the maximum, 700 ms, given; far more than the request timeout.
+      const res = await fake.app.inject({ method: "GET", url: "/v1/events", headers: { "grpc-timeout": "1H" } });
+      expect(res.statusCode).toBe(200);
+      expect(res.body).toMatch(/event: error\ndata: \{.*"status":504.*\}\n\n$/s);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(650);
+      const call = fake.manager.calls[0];
+      expect((call?.deadline ?? Infinity) - (call?.at ?? 0)).toBeGreaterThan(600);
+      expect((call?.deadline ?? Infinity) - (call?.at ?? 0)).toBeLessThanOrEqual(700);
+    } finally {
+      await fake.close();
+    }
+  });
 });

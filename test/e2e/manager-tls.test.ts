@@ -92,7 +92,7 @@ describe("the gateway to a Manager over TLS", () => {
 
   it("with --manager-tls alone, trusts Node's default CAs (here extended by NODE_EXTRA_CA_CERTS)", async () => {
     // Node reads NODE_EXTRA_CA_CERTS when it starts, so this runs the built command.
-    const gateway = await startCommand(["--manager", tlsManager.address, "--manager-tls", "--log-level", "info"], undefined, { NODE_EXTRA_CA_CERTS: certs.ca.cert });
+    const gateway = await startCommand(["--manager", tlsManager.address, "--manager-tls", "--log-level", "info"], { env: { NODE_EXTRA_CA_CERTS: certs.ca.cert } });
     try {
       expect((await fetch(`${gateway.url}/readyz`)).status).toBe(200);
       await expect.poll(() => gateway.lines.some((line) => line.includes('"the Manager is serving"')), { timeout: 10_000 }).toBe(true);

@@ -52,7 +52,7 @@ describe("the packed gateway", () => {
   });
 
   it("serves jobs in front of a Manager", async () => {
-    const gateway = await startCommand(["--manager", manager.address], bin);
+    const gateway = await startCommand(["--manager", manager.address], { entry: bin });
     try {
       expect((await fetch(`${gateway.url}/readyz`)).status).toBe(200);
       const created = await fetch(`${gateway.url}/v1/jobs`, {

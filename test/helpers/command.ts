@@ -15,14 +15,26 @@ export interface StartedCommand {
   stop(): Promise<number | null>;
 }
 
+export interface CommandOptions {
+  /** The script node runs. Default: the build in this checkout, dist/src/main.js. */
+  readonly entry?: string;
+  /** Added to this process's environment. Default: nothing added. */
+  readonly env?: NodeJS.ProcessEnv;
+  /** The embedded Manager's data directory, removed at stop. Default: a new empty one. */
+  readonly dataDir?: string;
+  /** Options of node itself, before the script (e.g. --max-old-space-size). Default: none. */
+  readonly nodeArgs?: readonly string[];
+}
+
 /**
- * Starts `entry` (default: the build in this checkout, dist/src/main.js) with `node`, on port 0
- * with a data directory of its own and `env` added to this process's environment, and
- * resolves once it prints its listening line.
+ * Starts the gateway command with `node`, on port 0 with its own data directory, and resolves
+ * once it prints its listening line.
  */
-export async function startCommand(args: readonly string[] = [], entry = "dist/src/main.js", env: NodeJS.ProcessEnv = {}): Promise<StartedCommand> {
-  const dataDir = await mkdtemp(join(tmpdir(), "gateway-e2e-"));
-  const started = await startProcess([process.execPath, entry, "--port", "0", "--data-dir", dataDir, ...args], { env: { ...process.env, ...env } });
+export async function startCommand(args: readonly string[] = [], options: CommandOptions = {}): Promise<StartedCommand> {
+  const { entry = "dist/src/main.js", env = {}, nodeArgs = [] } = options;
+  const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), "gateway-e2e-")));
+  const argv = [process.execPath, ...nodeArgs, entry, "--port", "0", "--data-dir", dataDir, ...args];
+  const started = await startProcess(argv, { env: { ...process.env, ...env } });
   return { ...started, stop: async () => {
     const code = await started.stop();
     await rm(dataDir, { recursive: true, force: true });

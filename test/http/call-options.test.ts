@@ -2,7 +2,7 @@ import { IncomingMessage, ServerResponse } from "node:http";
 import { Socket } from "node:net";
 import Fastify from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { callOptions, callOptionsFor, disconnectSignal, forwardedMetadata, metadataFaults, parseGrpcTimeout } from "../../src/http/call-options.js";
+import { callOptions, callOptionsFor, deadlinesOf, disconnectSignal, forwardedMetadata, metadataFaults, parseGrpcTimeout, streamCallOptions } from "../../src/http/call-options.js";
 import { ProblemError } from "../../src/http/problem.js";
 
 describe("parseGrpcTimeout", () => {
@@ -193,5 +193,33 @@ describe("callOptions", () => {
     const { signal } = shorter;
     res.emit("close");
     expect(signal?.aborted).toBe(true);
+  });
+});
+
+describe("deadlines", () => {
+  const base = { headers: {}, requestId: "r-1", response: new ServerResponse(new IncomingMessage(new Socket())), requestTimeoutMs: 10_000 };
+
+  it.each([
+    [undefined, 10_000],
+    [500, 500],
+    [60_000, 10_000],
+  ])("a call answered in one piece, with Grpc-Timeout %j ms: deadline %i ms", (grpcTimeoutMs, timeoutMs) => {
+    expect(callOptions({ ...base, grpcTimeoutMs })).toMatchObject({ timeoutMs });
+    expect(callOptions({ ...base, grpcTimeoutMs }).idleTimeoutMs).toBeUndefined();
+  });
+
+  it.each([
+    [undefined, Infinity],
+    [500, 500],
+    [60_000, 60_000],
+    [300_000, 300_000],
+    [3_600_000, 300_000],
+  ])("a list or stream, with Grpc-Timeout %j ms: total deadline %s ms, each wait the request timeout", (grpcTimeoutMs, timeoutMs) => {
+    expect(streamCallOptions({ ...base, maxRequestTimeoutMs: 300_000, grpcTimeoutMs })).toMatchObject({ timeoutMs, idleTimeoutMs: 10_000 });
+  });
+
+  it("lets no Grpc-Timeout lengthen anything when a plugin is given no maximum", () => {
+    expect(deadlinesOf({ requestTimeoutMs: 2_000 })).toEqual({ requestTimeoutMs: 2_000, maxRequestTimeoutMs: 2_000 });
+    expect(deadlinesOf({ requestTimeoutMs: 2_000, maxRequestTimeoutMs: 9_000 })).toEqual({ requestTimeoutMs: 2_000, maxRequestTimeoutMs: 9_000 });
   });
 });

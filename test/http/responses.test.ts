@@ -11,7 +11,7 @@ describe("error responses declared by failure", () => {
       415: "Unsupported Media Type: the request's Content-Type is not one this operation accepts.",
       500: "Internal Server Error: the gateway or the Manager failed; the detail says nothing about internals, the request id finds it in the log.",
       503: "Service Unavailable: the Manager cannot be reached (UNAVAILABLE); try again later.",
-      504: "Gateway Timeout: the Manager did not answer before the deadline (the gateway's, or a shorter Grpc-Timeout).",
+      504: "Gateway Timeout: the Manager did not answer in time: within the request timeout (of a list, its first result), or before the Grpc-Timeout.",
       default: "Any other error (such as 401, 403 or 429 from a Manager that enforces them), as a problem.",
     });
   });

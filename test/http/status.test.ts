@@ -118,7 +118,7 @@ const DESCRIPTIONS: readonly [number, string][] = [
   [415, "the request's Content-Type is not one this operation accepts"],
   [500, "the gateway or the Manager failed; the detail says nothing about internals, the request id finds it in the log"],
   [503, "the Manager cannot be reached (UNAVAILABLE); try again later"],
-  [504, "the Manager did not answer before the deadline (the gateway's, or a shorter Grpc-Timeout)"],
+  [504, "the Manager did not answer in time: within the request timeout (of a list, its first result), or before the Grpc-Timeout"],
 ];
 
 describe("what the table says of each status", () => {

@@ -5,7 +5,9 @@ import { JobSchema, Job_JobState } from "../../src/gen/norsk/api/manager_pb.js";
 import type { EventStreamEvent, Job } from "../../src/gen/norsk/api/manager_pb.js";
 import { Code } from "../../src/grpc/index.js";
 import { jobHash } from "../../src/manager/hash.js";
-import { EventReader, collect, fullJob, grpcErrorOf, simpleJob, startHarness } from "./harness.js";
+import { SEARCH_PAGE } from "../../src/manager/jobs.js";
+import { seedJobs, seededJobId } from "../helpers/seed-jobs.js";
+import { EventReader, collect, fullJob, grpcErrorOf, simpleJob, startHarness, tempDataDir } from "./harness.js";
 import type { Harness } from "./harness.js";
 
 let h: Harness;
@@ -220,5 +222,48 @@ describe("JobSearch", () => {
     const regex = (value: string) => [{ jobFilter: { case: "idFilter" as const, value: { comparison: { case: "re" as const, value } } } }];
     expect(await searchIds(regex("^s-aa(a+)+$"))).toEqual([`s-${"a".repeat(40)}`]);
     expect(await searchIds(regex("^s-(a|a)+!$"))).toEqual([`s-${"a".repeat(40)}!`]);
+  });
+});
+
+describe("JobSearch over many jobs", () => {
+  // Three and a half pages (SEARCH_PAGE) of jobs, seeded straight into the store.
+  const COUNT = Math.round(SEARCH_PAGE * 3.5);
+  let many: Harness;
+
+  beforeAll(async () => {
+    const dataDir = tempDataDir();
+    seedJobs(dataDir, COUNT);
+    many = await startHarness({ dataDir });
+  });
+
+  afterAll(async () => {
+    await many.dispose();
+  });
+
+  it("reads the store a page at a time as its client takes the jobs: what changes ahead of the page read is seen", async () => {
+    const jobs = many.client.jobSearch({}, { timeoutMs: 30_000 })[Symbol.asyncIterator]();
+    const first = await jobs.next();
+    expect(first.done === true ? undefined : first.value.job?.jobId?.jobId).toBe(seededJobId(0));
+    // The client has taken one job; the Manager has read one page (a snapshot would hold all).
+    await many.client.createJob(simpleJob("job-9999999"));
+    await many.client.deleteJob({ jobId: seededJobId(COUNT - 2) });
+    await many.client.createJob(simpleJob(`${seededJobId(0)}-late`));
+    const ids = [seededJobId(0)];
+    for (let next = await jobs.next(); next.done !== true; next = await jobs.next()) ids.push(next.value.job?.jobId?.jobId ?? "");
+    // The job created after the end is there, the one deleted before its page was read is not,
+    // and the one created behind the page already read is not either: each job at most once,
+    // in id order.
+    const expected = Array.from({ length: COUNT }, (_, i) => seededJobId(i)).filter((id) => id !== seededJobId(COUNT - 2));
+    expect(ids).toEqual([...expected, "job-9999999"]);
+  });
+
+  it("finds every match across pages, a regular expression's too, in id order", async () => {
+    const everyHundredth = { jobFilter: [{ jobFilter: { case: "idFilter" as const, value: { comparison: { case: "re" as const, value: "00$" } } } }] };
+    const ids = (await collect(many.client.jobSearch(everyHundredth))).map((c) => c.job?.jobId?.jobId);
+    expect(ids).toEqual(Array.from({ length: COUNT }, (_, i) => i).filter((i) => i % 100 === 0).map(seededJobId));
+    expect(ids.length).toBeGreaterThan(SEARCH_PAGE / 100);
+    const shard = { jobFilter: [{ jobFilter: { case: "tagFilter" as const, value: { tagName: "shard", comparison: { case: "eq" as const, value: "5" } } } }] };
+    const sharded = (await collect(many.client.jobSearch(shard))).map((c) => c.job?.jobId?.jobId);
+    expect(sharded).toEqual(Array.from({ length: COUNT }, (_, i) => i).filter((i) => i % 16 === 5).map(seededJobId));
   });
 });
