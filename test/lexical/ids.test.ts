@@ -4,12 +4,19 @@
 import { Ajv } from "ajv";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { ID_PATTERN_MESSAGE, idProblem } from "../../src/lexical/ids.js";
+import { ID_PATTERN_MESSAGE, ID_RULE, idProblem } from "../../src/lexical/ids.js";
 import { Id } from "../../schemas/common.js";
 
 const TOO_LONG = "must be at most 256 characters (it has 257)";
 
 describe("the id rule", () => {
+  it("says what it refuses, in words a client can act on", () => {
+    expect(ID_PATTERN_MESSAGE).toBe('must contain no control characters (U+0000-U+001F, U+007F-U+009F), not begin with U+FEFF and not be "." or ".."');
+    expect(ID_RULE).toBe(
+      '1-256 characters, no control characters, no leading U+FEFF, not "." or ".."; in a path, percent-encoded as by encodeURIComponent (a / is %2F).',
+    );
+  });
+
   it.each<[string, string, string | undefined]>([
     ["a plain id", "encoder-1", undefined],
     ["slashes, query and fragment marks, percent signs, spaces", "tenant/a?b#c%2F d+e", undefined],
