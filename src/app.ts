@@ -27,9 +27,12 @@ import { jobSearchRoutes } from "./routes/job-search.js";
 import { nodeRoutes } from "./routes/nodes.js";
 import { eventRoutes } from "./routes/events.js";
 import type { StreamSettings } from "./sse/stream-body.js";
+import cors from "@fastify/cors";
+import { corsEnabled, corsPluginOptions } from "./server/cors.js";
+import type { CorsOptions } from "./server/cors.js";
 import { crossSiteGuard } from "./server/cross-site.js";
 import type { CrossSiteOptions } from "./server/cross-site.js";
-import { SERVER_LIMITS_DEFAULTS, limitConnections, serverOptions } from "./server/limits.js";
+import { SERVER_LIMITS_DEFAULTS, applyHttp1Limits, limitConnections, secureServerOptions, serverOptions } from "./server/limits.js";
 import type { ServerLimits } from "./server/limits.js";
 
 export interface AppOptions {
@@ -58,12 +61,24 @@ export interface AppOptions {
   readonly limits?: Partial<ServerLimits>;
   /** The Host and Origin headers accepted. Default: loopback names as Host; no other origin. */
   readonly crossSite?: CrossSiteOptions;
+  /** Other origins whose pages may call the API (CORS). Default: none, and no CORS headers. */
+  readonly cors?: CorsOptions;
+  /**
+   * Serve HTTPS with this certificate chain and key (PEM), HTTP/2 or HTTP/1.1 as the client's
+   * ALPN chooses. Default: none (plain HTTP/1.1).
+   */
+  readonly tls?: ListenerTls;
   /** Attempts of a PATCH whose test-and-set loses to another writer. Default: 3. */
   readonly patchAttempts?: number;
   /** Writes of one job that may wait behind the running one; one more is a 429. Default: 100. */
   readonly maxWaitingWrites?: number;
 }
 
+
+export interface ListenerTls {
+  readonly cert: Buffer;
+  readonly key: Buffer;
+}
 
 const DEFAULTS = { requestTimeoutMs: 10_000, maxRequestTimeoutMs: 300_000, bodyLimit: 1024 * 1024 } as const;
 
@@ -78,6 +93,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   addBodyParsers(app);
   addHooksAndErrorHandlers(app, options);
+  // After the cross-site guard, which refuses a preflight from an origin not allowed.
+  const corsOptions = options.cors ?? {};
+  if (corsEnabled(corsOptions)) await app.register(cors, corsPluginOptions(corsOptions));
   await addRoutes(app, options);
   return app;
 }
@@ -93,7 +111,7 @@ type GatewayApp = FastifyInstance<
 /** The Fastify instance with the gateway's logger, request ids, serializer and server limits. */
 function createServer(options: AppOptions, limits: ServerLimits): GatewayApp {
   const loggerOption = options.logger ?? false;
-  return Fastify({
+  const common: FastifyServerOptions = {
     ...(isLoggerInstance(loggerOption) ? { loggerInstance: loggerOption } : { logger: loggerOption }),
     bodyLimit: options.bodyLimit ?? DEFAULTS.bodyLimit,
     requestIdHeader: false,
@@ -109,11 +127,19 @@ function createServer(options: AppOptions, limits: ServerLimits): GatewayApp {
     // Long ids reach the route's schema (maxLength), which answers 400 naming the parameter,
     // instead of the router's bare 414.
     routerOptions: { maxParamLength: 2048 },
-    ...serverOptions(limits),
     // Requests that never reach a route are answered as problems too (src/http/unrouted.ts).
     frameworkErrors: frameworkErrorHandler,
     clientErrorHandler: clientErrorHandler(limits),
-  }).withTypeProvider<TypeBoxTypeProvider>();
+  };
+  if (options.tls === undefined) return Fastify({ ...common, ...serverOptions(limits) }).withTypeProvider<TypeBoxTypeProvider>();
+  // Typed as the plain HTTP server that the routes are written against: node:http2's
+  // compatibility request and response, which an HTTP/2 request gets, carry every member the
+  // routes use (headers, write, end, writableFinished, destroy, 'close' and 'drain'), and
+  // test/e2e/https.test.ts runs them over both protocols.
+  const secure = { ...common, ...secureServerOptions(limits, options.tls) } as unknown as FastifyServerOptions;
+  const app = Fastify(secure).withTypeProvider<TypeBoxTypeProvider>();
+  applyHttp1Limits(app.server, limits);
+  return app;
 }
 
 /**

@@ -86,6 +86,18 @@ export const ConfigSchema = Type.Object(
       default: [],
       description: "origins (scheme://host[:port], comma-separated) whose pages may change things",
     }),
+    // HTTPS on the listener (src/tls-material.ts reads the files at start-up).
+    tlsCert: Type.Optional(Type.String({ minLength: 1, description: "PEM file of the certificate chain to serve HTTPS with (HTTP/1.1 and HTTP/2; with --tls-key)" })),
+    tlsKey: Type.Optional(Type.String({ minLength: 1, description: "PEM file of that certificate's private key" })),
+    // CORS (src/server/cors.ts): which other origins' pages may call the API from a browser.
+    corsOrigins: Type.Array(Type.String({ pattern: `^\\*$|${ORIGIN_PATTERN}` }), {
+      default: [],
+      description: "origins (scheme://host[:port], comma-separated; * for any) whose pages may call the API from a browser (CORS)",
+    }),
+    corsCredentials: Type.Boolean({
+      default: false,
+      description: "let those pages send cookies and HTTP authentication (Access-Control-Allow-Credentials; not with *)",
+    }),
     // TLS to the Manager (src/tls-material.ts reads the files at start-up).
     managerTls: Type.Boolean({
       default: false,
@@ -132,6 +144,10 @@ export const SETTINGS: readonly Setting[] = [
   { key: "shutdownTimeoutMs", flag: "shutdown-timeout", env: "SHUTDOWN_TIMEOUT_MS" },
   { key: "allowedOrigins", flag: "allowed-origin", env: "ALLOWED_ORIGINS" },
   { key: "allowedHosts", flag: "allowed-host", env: "ALLOWED_HOSTS" },
+  { key: "tlsCert", flag: "tls-cert", env: "TLS_CERT" },
+  { key: "tlsKey", flag: "tls-key", env: "TLS_KEY" },
+  { key: "corsOrigins", flag: "cors-origin", env: "CORS_ORIGINS" },
+  { key: "corsCredentials", flag: "cors-credentials", env: "CORS_CREDENTIALS" },
   { key: "managerTls", flag: "manager-tls", env: "MANAGER_TLS" },
   { key: "managerCa", flag: "manager-ca", env: "MANAGER_CA" },
   { key: "managerCert", flag: "manager-cert", env: "MANAGER_CERT" },
@@ -180,17 +196,22 @@ function checkRelations(config: Config): void {
   notAbove(config, "headerTimeoutMs", "bodyTimeoutMs");
   // The most a client may ask for cannot be less than what every call gets unasked.
   notAbove(config, "requestTimeoutMs", "maxRequestTimeoutMs");
+  together(config, "managerCert", "managerKey");
+  together(config, "tlsCert", "tlsKey");
+  // The embedded Manager is dialled over loopback in plaintext; TLS settings would be ignored.
+  const managerTls = MANAGER_TLS_KEYS.find((key) => config[key] !== undefined && config[key] !== false);
+  if (managerTls !== undefined && config.manager === undefined) {
+    throw new ConfigError(`${settingName(managerTls)}: needs ${settingName("manager")}; the embedded Manager is reached in plaintext over loopback`);
+  }
+  // Browsers refuse credentials from a server that allows any origin (Fetch, CORS check).
+  if (config.corsCredentials && (config.corsOrigins.length === 0 || config.corsOrigins.includes("*"))) {
+    throw new ConfigError(`${settingName("corsCredentials")}: needs ${settingName("corsOrigins")} with exact origins, not *`);
+  }
 }
 
 function notAbove(config: Config, lower: "headerTimeoutMs" | "requestTimeoutMs", upper: "bodyTimeoutMs" | "maxRequestTimeoutMs"): void {
   if (config[lower] > config[upper]) {
     throw new ConfigError(`${settingName(lower)}: must not exceed ${settingName(upper)} (got ${config[lower]} > ${config[upper]})`);
-  }
-  together(config, "managerCert", "managerKey");
-  // The embedded Manager is dialled over loopback in plaintext; TLS settings would be ignored.
-  const managerTls = MANAGER_TLS_KEYS.find((key) => config[key] !== undefined && config[key] !== false);
-  if (managerTls !== undefined && config.manager === undefined) {
-    throw new ConfigError(`${settingName(managerTls)}: needs ${settingName("manager")}; the embedded Manager is reached in plaintext over loopback`);
   }
 }
 

@@ -12,11 +12,11 @@ import type { ManagerConnection } from "./grpc/manager-connection.js";
 import type { RunningManager } from "./manager/index.js";
 import { defaultAllowedHosts } from "./server/cross-site.js";
 import { gracefulClose } from "./server/shutdown.js";
-import { readManagerTls } from "./tls-material.js";
+import { readListenerTls, readManagerTls } from "./tls-material.js";
 
 export interface Gateway {
   readonly app: FastifyInstance;
-  /** e.g. http://127.0.0.1:8080 */
+  /** e.g. http://127.0.0.1:8080, or https://... with --tls-cert */
   readonly url: string;
   /** The Manager's address, or "embedded". */
   readonly manager: string;
@@ -29,12 +29,13 @@ export interface Gateway {
 
 export async function startGateway(config: Config, logger: AppOptions["logger"] = false): Promise<Gateway> {
   const tls = readManagerTls(config);
+  const listenerTls = readListenerTls(config);
   const embedded = config.manager === undefined ? await startEmbeddedManager(config.dataDir) : undefined;
   const address = config.manager ?? embedded?.address ?? "";
   const connection = connectManager(address, config.requestTimeoutMs, tls);
   const managerLabel = embedded === undefined ? address : "embedded";
   try {
-    const app = await buildApp(appOptions(config, connection, logger));
+    const app = await buildApp({ ...appOptions(config, connection, logger), ...(listenerTls === undefined ? {} : { tls: listenerTls }) });
     const shutdown = gracefulClose(app);
     let url = "";
     await app.listen({
@@ -125,6 +126,11 @@ function appOptions(config: Config, connection: ManagerConnection, logger: AppOp
       idleTimeoutMs: config.idleTimeoutMs,
       maxConnections: config.maxConnections,
     },
-    crossSite: { allowedHosts: config.allowedHosts ?? defaultAllowedHosts(config.host), allowedOrigins: config.allowedOrigins },
+    crossSite: {
+      allowedHosts: config.allowedHosts ?? defaultAllowedHosts(config.host),
+      allowedOrigins: config.allowedOrigins,
+      corsOrigins: config.corsOrigins,
+    },
+    cors: { origins: config.corsOrigins, credentials: config.corsCredentials },
   };
 }

@@ -21,6 +21,12 @@ export function readManagerTls(config: Config): ClientTls | undefined {
   };
 }
 
+/** The listener's certificate and key (--tls-cert, --tls-key); undefined: plain HTTP. */
+export function readListenerTls(config: Config): { cert: Buffer; key: Buffer } | undefined {
+  if (config.tlsCert === undefined || config.tlsKey === undefined) return undefined;
+  return readPair("tlsCert", config.tlsCert, "tlsKey", config.tlsKey);
+}
+
 /** A certificate chain and its key, read and checked to belong together. */
 function readPair(certKey: keyof Config, certPath: string, keyKey: keyof Config, keyPath: string): { cert: Buffer; key: Buffer } {
   const cert = readPem(certKey, certPath);

@@ -24,6 +24,8 @@ describe("loadConfig", () => {
       maxConnections: 10_000,
       shutdownTimeoutMs: 25_000,
       allowedOrigins: [],
+      corsOrigins: [],
+      corsCredentials: false,
       managerTls: false,
     });
   });
@@ -55,7 +57,21 @@ describe("loadConfig", () => {
     expect(config(["--allowed-origin", "https://a.example", "--allowed-origin", "https://b.example"]).allowedOrigins).toEqual(["https://a.example", "https://b.example"]);
   });
 
+  it("reads the listener's certificate and key, and the CORS origins (repeatable, * allowed) and credentials", () => {
+    expect(config(["--tls-cert", "s.pem", "--tls-key", "s.key"])).toMatchObject({ tlsCert: "s.pem", tlsKey: "s.key" });
+    expect(config([], { TLS_CERT: "s.pem", TLS_KEY: "s.key" })).toMatchObject({ tlsCert: "s.pem", tlsKey: "s.key" });
+    expect(config(["--cors-origin", "https://a.example", "--cors-origin", "http://localhost:3000", "--cors-credentials"])).toMatchObject({
+      corsOrigins: ["https://a.example", "http://localhost:3000"],
+      corsCredentials: true,
+    });
+    expect(config([], { CORS_ORIGINS: "*" }).corsOrigins).toEqual(["*"]);
+  });
+
   it.each([
+    [["--tls-cert", "s.pem"], "--tls-cert (TLS_CERT): needs --tls-key (TLS_KEY) as well"],
+    [["--tls-key", "s.key"], "--tls-key (TLS_KEY): needs --tls-cert (TLS_CERT) as well"],
+    [["--cors-credentials"], "--cors-credentials (CORS_CREDENTIALS): needs --cors-origin (CORS_ORIGINS) with exact origins, not *"],
+    [["--cors-origin", "*", "--cors-credentials"], "--cors-credentials (CORS_CREDENTIALS): needs --cors-origin (CORS_ORIGINS) with exact origins, not *"],
     [["--manager", "m:1", "--manager-cert", "c.pem"], "--manager-cert (MANAGER_CERT): needs --manager-key (MANAGER_KEY) as well"],
     [["--manager", "m:1", "--manager-key", "c.key"], "--manager-key (MANAGER_KEY): needs --manager-cert (MANAGER_CERT) as well"],
     [["--manager-tls"], "--manager-tls (MANAGER_TLS): needs --manager (MANAGER_ADDRESS); the embedded Manager is reached in plaintext over loopback"],
@@ -117,6 +133,9 @@ describe("loadConfig", () => {
     [["--allowed-origin", "https://ui.example.com/app"], /--allowed-origin \(ALLOWED_ORIGINS\)/],
     [["--allowed-origin", "null"], /--allowed-origin/],
     [["--allowed-host", "http://gateway.example.com"], /--allowed-host \(ALLOWED_HOSTS\)/],
+    [["--cors-origin", "https://ui.example.com/"], /--cors-origin \(CORS_ORIGINS\)/],
+    [["--cors-origin", "ui.example.com"], /--cors-origin/],
+    [["--cors-origin", "x*"], /--cors-origin/],
     [["--manager", "m:1", "--manager-server-name", "bad name"], /--manager-server-name \(MANAGER_SERVER_NAME\)/],
   ])("stops on %j with one line naming the setting", (argv, pattern) => {
     expect(() => config(argv)).toThrow(ConfigError);
@@ -129,7 +148,7 @@ describe("loadConfig", () => {
 
   it("asks for help with --help, which lists every setting", () => {
     expect(loadConfig(["--help"], {})).toEqual({ help: true });
-    for (const name of ["--port", "PORT", "--host", "--manager", "MANAGER_ADDRESS", "--data-dir", "--request-timeout", "--max-request-timeout", "MAX_REQUEST_TIMEOUT_MS", "--log-level", "--sse-heartbeat", "SSE_HEARTBEAT_MS", "--sse-buffer", "SSE_BUFFER_BYTES", "--header-timeout", "--body-timeout", "--idle-timeout", "--max-connections", "--shutdown-timeout", "SHUTDOWN_TIMEOUT_MS", "--allowed-origin", "ALLOWED_ORIGINS", "--allowed-host", "ALLOWED_HOSTS", "--manager-tls", "MANAGER_TLS", "--manager-ca", "--manager-cert", "--manager-key", "--manager-server-name"]) {
+    for (const name of ["--port", "PORT", "--host", "--manager", "MANAGER_ADDRESS", "--data-dir", "--request-timeout", "--max-request-timeout", "MAX_REQUEST_TIMEOUT_MS", "--log-level", "--sse-heartbeat", "SSE_HEARTBEAT_MS", "--sse-buffer", "SSE_BUFFER_BYTES", "--header-timeout", "--body-timeout", "--idle-timeout", "--max-connections", "--shutdown-timeout", "SHUTDOWN_TIMEOUT_MS", "--allowed-origin", "ALLOWED_ORIGINS", "--allowed-host", "ALLOWED_HOSTS", "--manager-tls", "MANAGER_TLS", "--manager-ca", "--manager-cert", "--manager-key", "--manager-server-name", "--tls-cert", "TLS_CERT", "--tls-key", "--cors-origin", "CORS_ORIGINS", "--cors-credentials"]) {
       expect(helpText()).toContain(name);
     }
   });

@@ -2,9 +2,11 @@
 // even one on a user's own machine. A browser sends a cross-site POST without asking first (no
 // CORS preflight) only with a "simple" Content-Type (text/plain, a form, multipart) or none, and
 // always with an Origin header; PUT, PATCH and DELETE, or a JSON body, need a preflight, which
-// fails here since the gateway sends no CORS headers. So a request that changes something
-// (any method but GET, HEAD and OPTIONS) is refused when
-//   - its Origin is neither in the allow-list nor the gateway's own origin (403), or
+// fails unless CORS allows the page's origin (src/server/cors.ts), and is refused here (403)
+// when it does not. So a request that changes something (any method but GET, HEAD and
+// OPTIONS) is refused when
+//   - its Origin is neither in an allow-list (--allowed-origin, --cors-origin) nor the
+//     gateway's own origin (403), or
 //   - it has a Content-Type that is not JSON (415): no route takes any other body.
 // Requests without an Origin (curl, other servers) are as before.
 //
@@ -30,9 +32,15 @@ export interface CrossSiteOptions {
   readonly allowedHosts?: readonly string[];
   /** Origins (scheme://host[:port]) whose pages may send requests that change something. Default: none. */
   readonly allowedOrigins?: readonly string[];
+  /**
+   * Origins allowed by CORS (src/server/cors.ts), or ANY_ORIGIN: their pages may also change
+   * things, and a preflight from any other origin is refused (403). Default: none.
+   */
+  readonly corsOrigins?: readonly string[];
 }
 
 export const ANY_HOST = "*";
+export const ANY_ORIGIN = "*";
 
 /** The names of this machine's loopback interface. */
 export const LOOPBACK_HOSTS: readonly string[] = ["localhost", "127.0.0.1", "[::1]"];
@@ -78,7 +86,11 @@ export function crossSiteGuard(options: CrossSiteOptions): (request: FastifyRequ
   const entries = options.allowedHosts ?? LOOPBACK_HOSTS;
   const anyHost = entries.includes(ANY_HOST);
   const listed = entries.filter((entry) => entry !== ANY_HOST).map(parseListedHost);
-  const origins = new Set((options.allowedOrigins ?? []).map((origin) => new URL(origin).origin));
+  const corsOrigins = options.corsOrigins ?? [];
+  const anyOrigin = corsOrigins.includes(ANY_ORIGIN);
+  const cors = new Set(corsOrigins.filter((origin) => origin !== ANY_ORIGIN).map((origin) => new URL(origin).origin));
+  const origins = new Set([...(options.allowedOrigins ?? []).map((origin) => new URL(origin).origin), ...cors]);
+  const corsAllowed = (origin: URL | undefined): boolean => anyOrigin || (origin !== undefined && cors.has(origin.origin));
   const hostAllowed = (host: Authority): boolean =>
     listed.some((entry) => entry.name === host.name && (entry.port === "" || entry.port === host.port));
   // A page of the gateway's own origin is one the gateway served, unless that name may have
@@ -86,22 +98,29 @@ export function crossSiteGuard(options: CrossSiteOptions): (request: FastifyRequ
   const ownOrigin = (origin: URL, host: Authority): boolean => (!anyHost || !rebindable(host)) && sameAuthority(origin, host);
 
   return (request) => {
-    const host = parseAuthority(request.headers.host ?? "");
+    const authority = authorityOf(request);
+    const host = parseAuthority(authority ?? "");
     // No Host at all is HTTP/1.0 (app.ts refuses it in 1.1): never a browser, so never rebinding.
-    const named = request.headers.host !== undefined;
-    if (!anyHost && named && (host === undefined || !hostAllowed(host))) return Promise.reject(misdirected(request.headers.host));
-    if (SAFE_METHODS.has(request.method)) return Promise.resolve();
+    if (!anyHost && authority !== undefined && (host === undefined || !hostAllowed(host))) return Promise.reject(misdirected(authority));
     const origin = request.headers.origin;
-    if (origin !== undefined) {
+    if (isPreflight(request) && origin !== undefined && !corsAllowed(parseOrigin(origin))) return Promise.reject(foreignOrigin(origin, "--cors-origin", "a page of another origin may not call this API"));
+    if (SAFE_METHODS.has(request.method)) return Promise.resolve();
+    if (origin !== undefined && !anyOrigin) {
       const parsed = parseOrigin(origin);
       if (parsed === undefined || (!origins.has(parsed.origin) && (host === undefined || !ownOrigin(parsed, host)))) {
-        return Promise.reject(foreignOrigin(origin));
+        return Promise.reject(foreignOrigin(origin, "--allowed-origin or --cors-origin", "a page of another origin may not change anything here"));
       }
     }
     const type = mediaType(request.headers["content-type"]);
     if (type !== "" && !JSON_TYPES.has(type)) return Promise.reject(notJson());
     return Promise.resolve();
   };
+}
+
+/** The Host header, or in HTTP/2 the :authority pseudo-header that stands for it (RFC 9113 §8.3.1). */
+function authorityOf(request: FastifyRequest): string | undefined {
+  const authority = request.headers.host ?? request.headers[":authority"];
+  return typeof authority === "string" ? authority : undefined;
 }
 
 function parseListedHost(entry: string): Authority {
@@ -139,10 +158,15 @@ function misdirected(host: string | undefined): ProblemError {
   return problem("MISDIRECTED_REQUEST", "the request is addressed to a host this gateway does not serve", { errors: [{ header: "host", message }] });
 }
 
-function foreignOrigin(origin: string): ProblemError {
-  return problem("FORBIDDEN", "a page of another origin may not change anything here", {
-    errors: [{ header: "origin", message: `${JSON.stringify(origin)} is not an allowed origin (--allowed-origin)` }],
+function foreignOrigin(origin: string, setting: string, detail: string): ProblemError {
+  return problem("FORBIDDEN", detail, {
+    errors: [{ header: "origin", message: `${JSON.stringify(origin)} is not an allowed origin (${setting})` }],
   });
+}
+
+/** A CORS preflight: OPTIONS asking whether a method may be used. */
+function isPreflight(request: FastifyRequest): boolean {
+  return request.method === "OPTIONS" && request.headers["access-control-request-method"] !== undefined;
 }
 
 // The type is not quoted back: it may be anything a page chose to send.

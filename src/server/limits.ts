@@ -57,6 +57,35 @@ export function serverOptions(limits: ServerLimits): LimitOptions {
   };
 }
 
+/**
+ * fastify's options for HTTPS with `tls`: one listener for HTTP/2 and HTTP/1.1, chosen by ALPN
+ * (a client that offers no ALPN gets HTTP/1.1). fastify passes none of the HTTP/1.1 limits to
+ * such a server: applyHttp1Limits sets them. An HTTP/2 connection with no stream open is
+ * closed after the idle timeout; node has no header or body timeout for HTTP/2 streams, whose
+ * flow control bounds what a slow client holds.
+ */
+export function secureServerOptions(limits: ServerLimits, tls: { readonly cert: Buffer; readonly key: Buffer }): SecureLimitOptions {
+  return { http2: true, https: { allowHTTP1: true, cert: tls.cert, key: tls.key }, http2SessionTimeout: limits.idleTimeoutMs };
+}
+
+interface SecureLimitOptions {
+  readonly http2: true;
+  readonly https: { readonly allowHTTP1: true; readonly cert: Buffer; readonly key: Buffer };
+  readonly http2SessionTimeout: number;
+}
+
+/** The HTTP/1.1 limits of serverOptions, set on an HTTPS server that also speaks HTTP/2. */
+export function applyHttp1Limits(server: object, limits: ServerLimits): void {
+  const { http } = serverOptions(limits);
+  Object.assign(server, {
+    headersTimeout: http.headersTimeout,
+    requestTimeout: http.requestTimeout,
+    keepAliveTimeout: limits.idleTimeoutMs,
+    connectionsCheckingInterval: http.connectionsCheckingInterval,
+    requireHostHeader: http.requireHostHeader,
+  });
+}
+
 function checkingInterval(limits: ServerLimits): number {
   return Math.min(1_000, Math.max(10, Math.floor(Math.min(limits.headerTimeoutMs, limits.bodyTimeoutMs) / 4)));
 }

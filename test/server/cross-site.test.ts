@@ -58,7 +58,7 @@ describe("a gateway with the default settings (app.inject, Host localhost:80)", 
     expect(res.headers["content-type"]).toBe("application/problem+json; charset=utf-8");
     expect(res.json()).toEqual(
       problem(403, "Forbidden", FOREIGN_DETAIL, "/v1/jobs/m1/complete", "probe-9", [
-        { header: "origin", message: '"http://evil.example" is not an allowed origin (--allowed-origin)' },
+        { header: "origin", message: '"http://evil.example" is not an allowed origin (--allowed-origin or --cors-origin)' },
       ]),
     );
     expect(await stateOf(gw, "m1")).toBe(Job_JobState.PRE);
@@ -91,7 +91,7 @@ describe("a gateway with the default settings (app.inject, Host localhost:80)", 
   it.each(["null", "http://localhost:3000", "https://localhost", "not an origin"])("refuses Origin %j (not the gateway's own) with 403", async (origin) => {
     const res = await gw.app.inject({ method: "POST", url: "/v1/jobs/m1/complete", headers: { origin } });
     expect(res.statusCode).toBe(403);
-    expect(res.json()).toMatchObject({ errors: [{ header: "origin", message: `${JSON.stringify(origin)} is not an allowed origin (--allowed-origin)` }] });
+    expect(res.json()).toMatchObject({ errors: [{ header: "origin", message: `${JSON.stringify(origin)} is not an allowed origin (--allowed-origin or --cors-origin)` }] });
     expect(await stateOf(gw, "m1")).toBe(Job_JobState.PRE);
   });
 
