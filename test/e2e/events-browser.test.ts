@@ -2,9 +2,9 @@
 // driven by playwright-core) opens a page that the test serves from the gateway's own origin
 // and receives a jobUpdated event for a job created through the REST API.
 //
-// Same origin, not CORS: the gateway sends no CORS headers (whether it should is a product
-// decision of its own, not this test's), and a page served next to the API, as a console
-// behind the same host or reverse proxy would be, needs none. The page is a route that only
+// Same origin, not CORS (test/e2e/cors-browser.test.ts covers another origin's page): a page
+// served next to the API, as a console behind the same host or reverse proxy would be, needs
+// no --cors-origin. The page is a route that only
 // this test adds to the app before it listens; the product serves no such page.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchChromium, skipWithoutChromium } from "../helpers/browser.js";

@@ -37,10 +37,20 @@ export interface Browser {
   close(): Promise<void>;
 }
 
+export interface ChromiumOptions {
+  /** Accept any server certificate (one a test made, whose CA the browser does not know). Default: false. */
+  readonly ignoreHTTPSErrors?: boolean;
+}
+
 /** Chromium with a fresh, empty profile: nothing cached, no state from an earlier run. */
-export async function launchChromium(): Promise<Browser> {
+export async function launchChromium(options: ChromiumOptions = {}): Promise<Browser> {
   const profile = await mkdtemp(join(tmpdir(), "chromium-profile-"));
-  const context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: ARGS });
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ARGS,
+    ignoreHTTPSErrors: options.ignoreHTTPSErrors ?? false,
+  });
   return {
     context,
     close: async () => {

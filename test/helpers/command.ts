@@ -45,7 +45,7 @@ export async function startCommand(args: readonly string[] = [], options: Comman
 export interface ProcessOptions {
   readonly env?: NodeJS.ProcessEnv;
   readonly cwd?: string;
-  /** The start-up line; its first group is the command's `url`. Default: `listening on http://...`. */
+  /** The start-up line; its first group is the command's `url`. Default: `listening on http(s)://...`. */
   readonly listening?: RegExp;
 }
 
@@ -55,7 +55,7 @@ export interface ProcessOptions {
  */
 export async function startProcess(argv: readonly string[], options: ProcessOptions = {}): Promise<StartedCommand> {
   const [file = "", ...args] = argv;
-  const { listening = /listening on (http:\/\/[^\s]+)/, ...spawnOptions } = options;
+  const { listening = /listening on (https?:\/\/[^\s]+)/, ...spawnOptions } = options;
   const child = spawn(file, args, { stdio: ["ignore", "pipe", "pipe"], ...spawnOptions });
   const lines: string[] = [];
   const url = await new Promise<string>((resolve, reject) => {
