@@ -11,6 +11,8 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { IN_MEMORY, startManager } from "../../src/manager/index.js";
 import type { RunningManager } from "../../src/manager/index.js";
+import { makeCertificates } from "../helpers/certificates.js";
+import type { Certificates } from "../helpers/certificates.js";
 import { startCommand } from "../helpers/command.js";
 import { installPacked, pack } from "../helpers/packed.js";
 
@@ -65,6 +67,22 @@ describe("the packed gateway", () => {
       expect(await read.json()).toMatchObject({ jobId: "packed-1", startDateTime: "2026-12-24T18:00:00.123456789Z" });
     } finally {
       expect(await gateway.stop()).toBe(0);
+    }
+  });
+
+  it("serves over HTTPS in front of a Manager that requires mutual TLS (--manager-ca, --manager-cert, --manager-key)", async () => {
+    const certs: Certificates = makeCertificates(["manager.test", "localhost"]);
+    const served = { cert: certs.read(certs.server.cert), key: certs.read(certs.server.key) };
+    const mtls = await startManager({ port: 0, dataDir: IN_MEMORY, tls: { ...served, clientCa: certs.read(certs.ca.cert) } });
+    const args = ["--manager", mtls.address, "--manager-ca", certs.ca.cert, "--manager-cert", certs.client.cert, "--manager-key", certs.client.key, "--manager-server-name", "manager.test"];
+    const gateway = await startCommand([...args, "--tls-cert", certs.server.cert, "--tls-key", certs.server.key], { entry: bin });
+    try {
+      const { stdout } = await run("curl", ["-sS", "--http2", "--cacert", certs.ca.cert, "-w", " %{http_version} %{http_code}", `${gateway.url.replace("127.0.0.1", "localhost")}/readyz`]);
+      expect(stdout).toBe('{"status":"ready"} 2 200');
+    } finally {
+      expect(await gateway.stop()).toBe(0);
+      await mtls.close();
+      certs.remove();
     }
   });
 
