@@ -15,6 +15,12 @@
 // BENCH_EMBEDDED=1 runs the gateway as `npm start` does, with the Manager embedded in its
 // process (over a copy of the same data): the issue's setup. The direct baseline still reads
 // the Manager's own process, and the gateway's CPU and memory then include its Manager's.
+// PEER_GATEWAY=<binary> adds the peer: a grpc-gateway build for this API (flags -listen and
+// -backend, the route POST /v1/jobs:search; see BENCHMARKS.md for how it is built), in front of
+// the same Manager, listing with the same filter; its CPU and memory are reported as the
+// gateway's for its rows.
+import { createServer } from "node:net";
+import type { AddressInfo } from "node:net";
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { cp, mkdtemp, rm } from "node:fs/promises";
@@ -31,6 +37,7 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const ROOT = process.env.BENCH_ROOT ?? ".";
 const GATEWAY_ARGS = (process.env.BENCH_GATEWAY_ARGS ?? "").split(" ").filter((arg) => arg !== "");
 const EMBEDDED = process.env.BENCH_EMBEDDED === "1";
+const PEER = process.env.PEER_GATEWAY;
 /** A listing that takes longer than this is abandoned (the benchmark stays bounded in time). */
 const LISTING_TIMEOUT_MS = 120_000;
 
@@ -84,10 +91,20 @@ async function measured(target: string, gateway: Child, manager: Child, list: ()
 
 /** GET the issue's listing through the gateway; counts jobs without parsing them. */
 function viaGateway(url: string, ndjson: boolean): Promise<{ jobs: number; end: string }> {
-  const marker = ndjson ? "\n" : '{"jobId":';
+  const headers: Record<string, string> = ndjson ? { accept: "application/x-ndjson" } : {};
+  return counted(`${url}/v1/jobs?tag=env:prod`, { headers }, ndjson ? "\n" : '{"jobId":', ndjson);
+}
+
+/** The same listing through the peer: grpc-gateway streams one {"result": job} per line. */
+function viaPeer(url: string): Promise<{ jobs: number; end: string }> {
+  const body = JSON.stringify({ jobFilter: [{ tagFilter: { tagName: "env", eq: "prod" } }] });
+  return counted(`${url}/v1/jobs:search`, { method: "POST", headers: { "content-type": "application/json" }, body }, '{"result":', false);
+}
+
+/** Sends the request and counts `marker` in the answer; an NDJSON error line does not count. */
+function counted(url: string, options: { method?: string; headers: Record<string, string>; body?: string }, marker: string, ndjson: boolean): Promise<{ jobs: number; end: string }> {
   return new Promise((resolve, reject) => {
-    const headers = ndjson ? { accept: "application/x-ndjson" } : {};
-    const req = request(`${url}/v1/jobs?tag=env:prod`, { headers, agent: false }, (res) => {
+    const req = request(url, { method: options.method ?? "GET", headers: options.headers, agent: false }, (res) => {
       res.setEncoding("utf8");
       let jobs = 0;
       let tail = "";
@@ -109,7 +126,7 @@ function viaGateway(url: string, ndjson: boolean): Promise<{ jobs: number; end: 
     });
     const timer = setTimeout(() => req.destroy(), LISTING_TIMEOUT_MS);
     req.on("error", reject);
-    req.end();
+    req.end(options.body);
   });
 }
 
@@ -146,6 +163,8 @@ function report(listings: readonly Listing[], rssMiB: { started: number; warm: n
     );
   }
   console.log("\nmedians: target, jobs/s, ratio to direct, seconds, gateway CPU s, Manager CPU s, gateway RSS growth MiB (max)");
+  const peerRate = median(listings.filter((l) => l.target === "peer").map(rateOf));
+  if (!Number.isNaN(peerRate)) console.log(`  (ratios to the peer: ${targets.map((t) => `${t} ${(median(listings.filter((l) => l.target === t).map(rateOf)) / peerRate).toFixed(2)}`).join(", ")})`);
   for (const target of targets) {
     const of = listings.filter((l) => l.target === target);
     const rate = median(of.map(rateOf));
@@ -154,6 +173,18 @@ function report(listings: readonly Listing[], rssMiB: { started: number; warm: n
         `${median(of.map((l) => l.gatewayCpuS)).toFixed(2).padStart(6)} ${median(of.map((l) => l.managerCpuS)).toFixed(2).padStart(6)} ${Math.max(...of.map((l) => l.gatewayRssGrowthMiB)).toFixed(0).padStart(5)}`,
     );
   }
+}
+
+/** The peer on a free loopback port, in front of `backend`. */
+async function startPeer(binary: string, backend: string): Promise<Child> {
+  const port = await new Promise<number>((resolve) => {
+    const probe = createServer().listen(0, "127.0.0.1", () => {
+      const { port: free } = probe.address() as AddressInfo;
+      probe.close(() => { resolve(free); });
+    });
+  });
+  const child = await startChild(["-listen", `127.0.0.1:${port}`, "-backend", backend], /listening on (\S+) ->/, binary);
+  return { ...child, address: `http://${child.address}` };
 }
 
 async function main(): Promise<void> {
@@ -167,20 +198,24 @@ async function main(): Promise<void> {
   const manager = await startChild([join(ROOT, "dist/src/manager/main.js"), "--port", "0", "--data-dir", dataDir], /listening on (\S+)/);
   const upstream = EMBEDDED ? ["--data-dir", embeddedDir] : ["--manager", manager.address];
   const gateway = await startChild([join(ROOT, "dist/src/main.js"), "--port", "0", ...upstream, ...GATEWAY_ARGS], /listening on (http:\/\/[^\s]+)/);
+  const peer = PEER === undefined ? undefined : await startPeer(PEER, manager.address);
   try {
     // Warm both paths (JIT, connections, SQLite's cache) on the whole listing once.
     const started = rssKiB(gateway.pid) / 1024;
     await direct(manager.address);
     await viaGateway(gateway.address, true);
+    if (peer !== undefined) await viaPeer(peer.address);
     const warm = rssKiB(gateway.pid) / 1024;
     const listings: Listing[] = [];
     for (let round = 0; round < ROUNDS; round++) {
       listings.push(await measured("direct", gateway, manager, () => direct(manager.address)));
       listings.push(await measured("ndjson", gateway, manager, () => viaGateway(gateway.address, true)));
       listings.push(await measured("json", gateway, manager, () => viaGateway(gateway.address, false)));
+      if (peer !== undefined) listings.push(await measured("peer", peer, manager, () => viaPeer(peer.address)));
     }
     report(listings, { started, warm, end: rssKiB(gateway.pid) / 1024 });
   } finally {
+    await peer?.stop();
     await gateway.stop();
     await manager.stop();
     await rm(dataDir, { recursive: true, force: true });

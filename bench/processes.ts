@@ -14,8 +14,9 @@ export interface Child {
   stop(): Promise<void>;
 }
 
-export async function startChild(args: readonly string[], ready: RegExp): Promise<Child> {
-  const child: ChildProcess = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"] });
+/** Runs `command` (default: this node) with `args`; resolves once a line of its output matches `ready`. */
+export async function startChild(args: readonly string[], ready: RegExp, command = process.execPath): Promise<Child> {
+  const child: ChildProcess = spawn(command, args, { stdio: ["ignore", "pipe", "pipe"] });
   const output: string[] = [];
   const address = await new Promise<string>((resolve, reject) => {
     const onLine = (line: string): void => {
