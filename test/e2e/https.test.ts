@@ -166,7 +166,7 @@ describe("shutdown of an HTTPS gateway", () => {
     // The stream and its session were closed by the shutdown itself, not cut at its deadline.
     expect(own.lines.join("\n")).not.toContain("shutdown deadline passed");
     session.destroy();
-  });
+  }, 60_000);
 });
 
 describe("unusable TLS files", () => {
