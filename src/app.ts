@@ -31,6 +31,8 @@ import { crossSiteGuard } from "./server/cross-site.js";
 import type { CrossSiteOptions } from "./server/cross-site.js";
 import { SERVER_LIMITS_DEFAULTS, limitConnections, serverOptions } from "./server/limits.js";
 import type { ServerLimits } from "./server/limits.js";
+import { accessLogHook } from "./telemetry/access-log.js";
+import type { AccessLogMode } from "./telemetry/access-log.js";
 
 export interface AppOptions {
   /** The Manager, reached over one long-lived channel. Required. */
@@ -62,6 +64,11 @@ export interface AppOptions {
   readonly patchAttempts?: number;
   /** Writes of one job that may wait behind the running one; one more is a 429. Default: 100. */
   readonly maxWaitingWrites?: number;
+  /**
+   * One JSON line per request through the logger (src/telemetry/access-log.ts): every request,
+   * only 4xx/5xx and cut ones, or none. Probes are never logged. Default: "off", as the logger.
+   */
+  readonly accessLog?: AccessLogMode;
 }
 
 
@@ -97,8 +104,8 @@ function createServer(options: AppOptions, limits: ServerLimits): GatewayApp {
     ...(isLoggerInstance(loggerOption) ? { loggerInstance: loggerOption } : { logger: loggerOption }),
     bodyLimit: options.bodyLimit ?? DEFAULTS.bodyLimit,
     requestIdHeader: false,
-    // One access line per request is noise at "info" and costs throughput; at "debug" and
-    // below fastify logs each request as usual. 5xx answers are logged by the error handler.
+    // The access log (--access-log) is the gateway's own line per request; fastify's two lines
+    // per request are kept for "debug" and below. 5xx answers are logged by the error handler.
     logController: new LogController({
       requestIdLogLabel: "requestId",
       disableRequestLogging: (request) => request.log.level !== "debug" && request.log.level !== "trace",
@@ -134,6 +141,9 @@ function addBodyParsers(app: GatewayApp): void {
 
 /** The request-id echo, the Host and cross-site checks, bodiless answers without content, and every error answered as a problem. */
 function addHooksAndErrorHandlers(app: GatewayApp, options: AppOptions): void {
+  const accessLog = options.accessLog ?? "off";
+  // First of the hooks that may refuse, so that refused requests have their line too.
+  if (accessLog !== "off") app.addHook("onRequest", accessLogHook({ mode: accessLog }));
   app.addHook("onRequest", (request, reply, done) => {
     void reply.header("x-request-id", request.id);
     // RFC 9112 §3.2: an HTTP/1.1 request without Host is a 400.

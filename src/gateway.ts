@@ -118,6 +118,7 @@ function appOptions(config: Config, connection: ManagerConnection, logger: AppOp
     requestTimeoutMs: config.requestTimeoutMs,
     maxRequestTimeoutMs: config.maxRequestTimeoutMs,
     logger,
+    accessLog: config.accessLog,
     streams: { heartbeatMs: config.sseHeartbeatMs, bufferLimitBytes: config.sseBufferBytes },
     limits: {
       headerTimeoutMs: config.headerTimeoutMs,

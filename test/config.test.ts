@@ -16,6 +16,7 @@ describe("loadConfig", () => {
       requestTimeoutMs: 10_000,
       maxRequestTimeoutMs: 300_000,
       logLevel: "info",
+      accessLog: "on",
       sseHeartbeatMs: 15_000,
       sseBufferBytes: 1_048_576,
       headerTimeoutMs: 10_000,
@@ -105,6 +106,7 @@ describe("loadConfig", () => {
     [["--max-request-timeout", "0"], /--max-request-timeout/],
     [["--max-request-timeout", "86400001"], /--max-request-timeout \(MAX_REQUEST_TIMEOUT_MS\)/],
     [["--log-level", "loud"], /--log-level/],
+    [["--access-log", "verbose"], /--access-log \(ACCESS_LOG\)/],
     [["--manager", "no-port"], /--manager/],
     [["--sse-heartbeat", "0"], /--sse-heartbeat/],
     [["--sse-buffer", "10"], /--sse-buffer/],
@@ -123,13 +125,18 @@ describe("loadConfig", () => {
     expect(() => config(argv)).toThrow(pattern);
   });
 
+  it("reads the access log's mode from --access-log or ACCESS_LOG", () => {
+    expect(config(["--access-log", "errors"]).accessLog).toBe("errors");
+    expect(config([], { ACCESS_LOG: "off" }).accessLog).toBe("off");
+  });
+
   it("names the environment variable when the bad value came from there", () => {
     expect(() => config([], { PORT: "eighty" })).toThrow(/PORT/);
   });
 
   it("asks for help with --help, which lists every setting", () => {
     expect(loadConfig(["--help"], {})).toEqual({ help: true });
-    for (const name of ["--port", "PORT", "--host", "--manager", "MANAGER_ADDRESS", "--data-dir", "--request-timeout", "--max-request-timeout", "MAX_REQUEST_TIMEOUT_MS", "--log-level", "--sse-heartbeat", "SSE_HEARTBEAT_MS", "--sse-buffer", "SSE_BUFFER_BYTES", "--header-timeout", "--body-timeout", "--idle-timeout", "--max-connections", "--shutdown-timeout", "SHUTDOWN_TIMEOUT_MS", "--allowed-origin", "ALLOWED_ORIGINS", "--allowed-host", "ALLOWED_HOSTS", "--manager-tls", "MANAGER_TLS", "--manager-ca", "--manager-cert", "--manager-key", "--manager-server-name"]) {
+    for (const name of ["--port", "PORT", "--host", "--manager", "MANAGER_ADDRESS", "--data-dir", "--request-timeout", "--max-request-timeout", "MAX_REQUEST_TIMEOUT_MS", "--log-level", "--sse-heartbeat", "SSE_HEARTBEAT_MS", "--sse-buffer", "SSE_BUFFER_BYTES", "--header-timeout", "--body-timeout", "--idle-timeout", "--max-connections", "--shutdown-timeout", "SHUTDOWN_TIMEOUT_MS", "--allowed-origin", "ALLOWED_ORIGINS", "--allowed-host", "ALLOWED_HOSTS", "--manager-tls", "MANAGER_TLS", "--manager-ca", "--manager-cert", "--manager-key", "--manager-server-name", "--access-log", "ACCESS_LOG"]) {
       expect(helpText()).toContain(name);
     }
   });
