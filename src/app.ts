@@ -32,6 +32,10 @@ import type { CrossSiteOptions } from "./server/cross-site.js";
 import { SERVER_LIMITS_DEFAULTS, limitConnections, serverOptions } from "./server/limits.js";
 import type { ServerLimits } from "./server/limits.js";
 import { accessLogHook } from "./telemetry/access-log.js";
+import { httpMetricsHook, noteRequestBody } from "./telemetry/http-metrics.js";
+import { watchChannels } from "./telemetry/grpc-metrics.js";
+import type { GatewayMetrics } from "./telemetry/metrics.js";
+import { addMetricsRoute } from "./telemetry/metrics-route.js";
 import type { AccessLogMode } from "./telemetry/access-log.js";
 
 export interface AppOptions {
@@ -69,6 +73,13 @@ export interface AppOptions {
    * only 4xx/5xx and cut ones, or none. Probes are never logged. Default: "off", as the logger.
    */
   readonly accessLog?: AccessLogMode;
+  /**
+   * The metrics this app feeds (its gRPC calls are counted by the interceptor the connection
+   * was made with: grpcMetricsInterceptor). Default: none, and no /metrics.
+   */
+  readonly metrics?: GatewayMetrics;
+  /** Whether the app itself serves GET /metrics (false when a listener of its own does). Default: true. */
+  readonly metricsRoute?: boolean;
 }
 
 
@@ -83,7 +94,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   app.server.on("checkExpectation", expectationHandler(app.log));
 
-  addBodyParsers(app);
+  addBodyParsers(app, options.metrics !== undefined);
   addHooksAndErrorHandlers(app, options);
   await addRoutes(app, options);
   return app;
@@ -128,9 +139,10 @@ function createServer(options: AppOptions, limits: ServerLimits): GatewayApp {
  * invalid UTF-8, repeated keys and prototype-poisoning keys (__proto__, constructor.prototype)
  * with a 400 pointing at each, where fastify's parser would decode U+FFFD and keep the last key.
  */
-function addBodyParsers(app: GatewayApp): void {
+function addBodyParsers(app: GatewayApp, measured: boolean): void {
   app.removeContentTypeParser("application/json");
-  app.addContentTypeParser(["application/json", "application/merge-patch+json"], { parseAs: "buffer" }, (_request, body, done) => {
+  app.addContentTypeParser(["application/json", "application/merge-patch+json"], { parseAs: "buffer" }, (request, body, done) => {
+    if (measured) noteRequestBody(request, (body as Buffer).length);
     try {
       done(null, parseJsonBody(body as Buffer));
     } catch (error) {
@@ -144,6 +156,7 @@ function addHooksAndErrorHandlers(app: GatewayApp, options: AppOptions): void {
   const accessLog = options.accessLog ?? "off";
   // First of the hooks that may refuse, so that refused requests have their line too.
   if (accessLog !== "off") app.addHook("onRequest", accessLogHook({ mode: accessLog }));
+  if (options.metrics !== undefined) app.addHook("onRequest", httpMetricsHook(options.metrics));
   app.addHook("onRequest", (request, reply, done) => {
     void reply.header("x-request-id", request.id);
     // RFC 9112 §3.2: an HTTP/1.1 request without Host is a 400.
@@ -177,15 +190,21 @@ async function addRoutes(app: GatewayApp, options: AppOptions): Promise<void> {
   const deadlines = { requestTimeoutMs, maxRequestTimeoutMs };
   // Before the routes: the OpenAPI document is generated from each route as it is added.
   await registerOpenApi(app);
-  await app.register(healthRoutes, { connection: options.connection });
+  const { metrics } = options;
+  await app.register(healthRoutes, { connection: options.connection, onReadiness: (ready) => metrics?.managerReady.set(ready ? 1 : 0) });
   const jobOptions = { client: options.connection.manager, ...deadlines };
   // Searches may be cancelled (limit, a client leaving): they run on the streams' connection.
   await app.register(jobSearchRoutes, { client: options.connection.streams, ...deadlines });
   await app.register(jobsRoutes, { ...jobOptions, patchAttempts: options.patchAttempts, maxWaitingWrites: options.maxWaitingWrites });
   await app.register(jobInstanceRoutes, jobOptions);
   await app.register(nodeRoutes, jobOptions);
-  await app.register(eventRoutes, { client: options.connection.encodedStreams, ...deadlines, ...options.streams });
+  const observe = metrics === undefined ? undefined : (route: string, format: string) => metrics.streamObserver(route, format);
+  await app.register(eventRoutes, { client: options.connection.encodedStreams, ...deadlines, ...options.streams, observe });
   await app.register(docsRoutes, { title: DOCUMENT_TITLE, yaml: documentYaml });
+  if (metrics !== undefined) {
+    watchChannels(metrics, { unary: options.connection.channel, streams: options.connection.streamChannel });
+    if (options.metricsRoute ?? true) addMetricsRoute(app, metrics);
+  }
 }
 
 function isLoggerInstance(value: unknown): value is FastifyBaseLogger {

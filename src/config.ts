@@ -39,6 +39,9 @@ export const ConfigSchema = Type.Object(
       description: "longest deadline a Grpc-Timeout may set on a list or stream, in ms (>= --request-timeout)",
     }),
     logLevel: { ...LogLevel, default: "info", description: "log level (fatal ... trace, silent)" },
+    metricsPort: Type.Optional(
+      Type.Integer({ minimum: 0, maximum: 65535, description: "serve /metrics on this port (on --host) instead of the HTTP port (0 picks a free one)" }),
+    ),
     // On by default: one line per request is what an operator reads first, and costs little
     // (BENCHMARKS.md); "errors" keeps only 4xx, 5xx and cut answers. Logged at info.
     accessLog: Type.Union([Type.Literal("on"), Type.Literal("errors"), Type.Literal("off")], {
@@ -144,6 +147,7 @@ export const SETTINGS: readonly Setting[] = [
   { key: "managerKey", flag: "manager-key", env: "MANAGER_KEY" },
   { key: "managerServerName", flag: "manager-server-name", env: "MANAGER_SERVER_NAME" },
   { key: "accessLog", flag: "access-log", env: "ACCESS_LOG" },
+  { key: "metricsPort", flag: "metrics-port", env: "METRICS_PORT" },
 ];
 
 /** A setting whose value is unusable; its message is the one line printed before exit 2. */

@@ -107,6 +107,7 @@ describe("loadConfig", () => {
     [["--max-request-timeout", "86400001"], /--max-request-timeout \(MAX_REQUEST_TIMEOUT_MS\)/],
     [["--log-level", "loud"], /--log-level/],
     [["--access-log", "verbose"], /--access-log \(ACCESS_LOG\)/],
+    [["--metrics-port", "65536"], /--metrics-port \(METRICS_PORT\)/],
     [["--manager", "no-port"], /--manager/],
     [["--sse-heartbeat", "0"], /--sse-heartbeat/],
     [["--sse-buffer", "10"], /--sse-buffer/],
@@ -130,13 +131,19 @@ describe("loadConfig", () => {
     expect(config([], { ACCESS_LOG: "off" }).accessLog).toBe("off");
   });
 
+  it("reads the metrics listener's port from --metrics-port or METRICS_PORT; unset, /metrics is on the HTTP port", () => {
+    expect(config(["--metrics-port", "9464"]).metricsPort).toBe(9464);
+    expect(config([], { METRICS_PORT: "0" }).metricsPort).toBe(0);
+    expect(config([]).metricsPort).toBeUndefined();
+  });
+
   it("names the environment variable when the bad value came from there", () => {
     expect(() => config([], { PORT: "eighty" })).toThrow(/PORT/);
   });
 
   it("asks for help with --help, which lists every setting", () => {
     expect(loadConfig(["--help"], {})).toEqual({ help: true });
-    for (const name of ["--port", "PORT", "--host", "--manager", "MANAGER_ADDRESS", "--data-dir", "--request-timeout", "--max-request-timeout", "MAX_REQUEST_TIMEOUT_MS", "--log-level", "--sse-heartbeat", "SSE_HEARTBEAT_MS", "--sse-buffer", "SSE_BUFFER_BYTES", "--header-timeout", "--body-timeout", "--idle-timeout", "--max-connections", "--shutdown-timeout", "SHUTDOWN_TIMEOUT_MS", "--allowed-origin", "ALLOWED_ORIGINS", "--allowed-host", "ALLOWED_HOSTS", "--manager-tls", "MANAGER_TLS", "--manager-ca", "--manager-cert", "--manager-key", "--manager-server-name", "--access-log", "ACCESS_LOG"]) {
+    for (const name of ["--port", "PORT", "--host", "--manager", "MANAGER_ADDRESS", "--data-dir", "--request-timeout", "--max-request-timeout", "MAX_REQUEST_TIMEOUT_MS", "--log-level", "--sse-heartbeat", "SSE_HEARTBEAT_MS", "--sse-buffer", "SSE_BUFFER_BYTES", "--header-timeout", "--body-timeout", "--idle-timeout", "--max-connections", "--shutdown-timeout", "SHUTDOWN_TIMEOUT_MS", "--allowed-origin", "ALLOWED_ORIGINS", "--allowed-host", "ALLOWED_HOSTS", "--manager-tls", "MANAGER_TLS", "--manager-ca", "--manager-cert", "--manager-key", "--manager-server-name", "--access-log", "ACCESS_LOG", "--metrics-port", "METRICS_PORT"]) {
       expect(helpText()).toContain(name);
     }
   });
