@@ -36,6 +36,7 @@ import { httpMetricsHook, noteRequestBody } from "./telemetry/http-metrics.js";
 import { watchChannels } from "./telemetry/grpc-metrics.js";
 import type { GatewayMetrics } from "./telemetry/metrics.js";
 import { addMetricsRoute } from "./telemetry/metrics-route.js";
+import type { Tracing } from "./telemetry/tracing.js";
 import type { AccessLogMode } from "./telemetry/access-log.js";
 
 export interface AppOptions {
@@ -78,6 +79,11 @@ export interface AppOptions {
    * was made with: grpcMetricsInterceptor). Default: none, and no /metrics.
    */
   readonly metrics?: GatewayMetrics;
+  /**
+   * The server span of each request (the connection's interceptor makes the client spans).
+   * Default: none, and no OpenTelemetry code runs.
+   */
+  readonly tracing?: Pick<Tracing, "hook" | "traceIdOf">;
   /** Whether the app itself serves GET /metrics (false when a listener of its own does). Default: true. */
   readonly metricsRoute?: boolean;
 }
@@ -154,8 +160,11 @@ function addBodyParsers(app: GatewayApp, measured: boolean): void {
 /** The request-id echo, the Host and cross-site checks, bodiless answers without content, and every error answered as a problem. */
 function addHooksAndErrorHandlers(app: GatewayApp, options: AppOptions): void {
   const accessLog = options.accessLog ?? "off";
-  // First of the hooks that may refuse, so that refused requests have their line too.
-  if (accessLog !== "off") app.addHook("onRequest", accessLogHook({ mode: accessLog }));
+  const { tracing } = options;
+  // First: every later hook and the handler run inside the request's span.
+  if (tracing !== undefined) app.addHook("onRequest", tracing.hook);
+  // Before the hooks that may refuse, so that refused requests have their line too.
+  if (accessLog !== "off") app.addHook("onRequest", accessLogHook({ mode: accessLog, ...(tracing === undefined ? {} : { traceIdOf: tracing.traceIdOf }) }));
   if (options.metrics !== undefined) app.addHook("onRequest", httpMetricsHook(options.metrics));
   app.addHook("onRequest", (request, reply, done) => {
     void reply.header("x-request-id", request.id);

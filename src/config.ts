@@ -42,6 +42,9 @@ export const ConfigSchema = Type.Object(
     metricsPort: Type.Optional(
       Type.Integer({ minimum: 0, maximum: 65535, description: "serve /metrics on this port (on --host) instead of the HTTP port (0 picks a free one)" }),
     ),
+    otlpEndpoint: Type.Optional(
+      Type.String({ pattern: "^https?://[^\\s]+$", description: "OTLP/HTTP collector (http://host:4318): traces are exported to its /v1/traces; unset: no tracing" }),
+    ),
     // On by default: one line per request is what an operator reads first, and costs little
     // (BENCHMARKS.md); "errors" keeps only 4xx, 5xx and cut answers. Logged at info.
     accessLog: Type.Union([Type.Literal("on"), Type.Literal("errors"), Type.Literal("off")], {
@@ -148,6 +151,7 @@ export const SETTINGS: readonly Setting[] = [
   { key: "managerServerName", flag: "manager-server-name", env: "MANAGER_SERVER_NAME" },
   { key: "accessLog", flag: "access-log", env: "ACCESS_LOG" },
   { key: "metricsPort", flag: "metrics-port", env: "METRICS_PORT" },
+  { key: "otlpEndpoint", flag: "otlp-endpoint", env: "OTEL_EXPORTER_OTLP_ENDPOINT" },
 ];
 
 /** A setting whose value is unusable; its message is the one line printed before exit 2. */

@@ -38,11 +38,14 @@ export async function startGateway(config: Config, logger: AppOptions["logger"] 
   const embedded = config.manager === undefined ? await startEmbeddedManager(config.dataDir) : undefined;
   const address = config.manager ?? embedded?.address ?? "";
   const metrics = new GatewayMetrics();
-  const connection = connectManager(address, config.requestTimeoutMs, tls, [grpcMetricsInterceptor(metrics)]);
+  // Loaded only when asked for: without a collector, no OpenTelemetry module is imported.
+  const tracing = config.otlpEndpoint === undefined ? undefined : (await import("./telemetry/tracing.js")).startTracing({ endpoint: config.otlpEndpoint });
+  const interceptors = [...(tracing === undefined ? [] : [tracing.interceptor]), grpcMetricsInterceptor(metrics)];
+  const connection = connectManager(address, config.requestTimeoutMs, tls, interceptors);
   const managerLabel = embedded === undefined ? address : "embedded";
   let metricsListener: MetricsListener | undefined;
   try {
-    const app = await buildApp({ ...appOptions(config, connection, logger), metrics, metricsRoute: config.metricsPort === undefined });
+    const app = await buildApp({ ...appOptions(config, connection, logger), metrics, metricsRoute: config.metricsPort === undefined, tracing });
     const shutdown = gracefulClose(app);
     let url = "";
     await app.listen({
@@ -68,12 +71,14 @@ export async function startGateway(config: Config, logger: AppOptions["logger"] 
         await metricsListener?.close();
         await shutdown.close(config.shutdownTimeoutMs);
         connection.close();
+        await tracing?.shutdown();
         await embedded?.close();
       },
     };
   } catch (error) {
     await metricsListener?.close();
     connection.close();
+    await tracing?.shutdown();
     await embedded?.close();
     throw error;
   }
