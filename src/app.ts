@@ -34,6 +34,13 @@ import { crossSiteGuard } from "./server/cross-site.js";
 import type { CrossSiteOptions } from "./server/cross-site.js";
 import { SERVER_LIMITS_DEFAULTS, applyHttp1Limits, limitConnections, secureServerOptions, serverOptions } from "./server/limits.js";
 import type { ServerLimits } from "./server/limits.js";
+import { accessLogHook } from "./telemetry/access-log.js";
+import { httpMetricsHook, noteRequestBody } from "./telemetry/http-metrics.js";
+import { watchChannels } from "./telemetry/grpc-metrics.js";
+import type { GatewayMetrics } from "./telemetry/metrics.js";
+import { addMetricsRoute } from "./telemetry/metrics-route.js";
+import type { Tracing } from "./telemetry/tracing.js";
+import type { AccessLogMode } from "./telemetry/access-log.js";
 
 export interface AppOptions {
   /** The Manager, reached over one long-lived channel. Required. */
@@ -72,6 +79,23 @@ export interface AppOptions {
   readonly patchAttempts?: number;
   /** Writes of one job that may wait behind the running one; one more is a 429. Default: 100. */
   readonly maxWaitingWrites?: number;
+  /**
+   * One JSON line per request through the logger (src/telemetry/access-log.ts): every request,
+   * only 4xx/5xx and cut ones, or none. Probes are never logged. Default: "off", as the logger.
+   */
+  readonly accessLog?: AccessLogMode;
+  /**
+   * The metrics this app feeds (its gRPC calls are counted by the interceptor the connection
+   * was made with: grpcMetricsInterceptor). Default: none, and no /metrics.
+   */
+  readonly metrics?: GatewayMetrics;
+  /**
+   * The server span of each request (the connection's interceptor makes the client spans).
+   * Default: none, and no OpenTelemetry code runs.
+   */
+  readonly tracing?: Pick<Tracing, "hook" | "traceIdOf">;
+  /** Whether the app itself serves GET /metrics (false when a listener of its own does). Default: true. */
+  readonly metricsRoute?: boolean;
 }
 
 
@@ -91,7 +115,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   app.server.on("checkExpectation", expectationHandler(app.log));
 
-  addBodyParsers(app);
+  addBodyParsers(app, options.metrics !== undefined);
   addHooksAndErrorHandlers(app, options);
   // After the cross-site guard, which refuses a preflight from an origin not allowed.
   const corsOptions = options.cors ?? {};
@@ -115,8 +139,8 @@ function createServer(options: AppOptions, limits: ServerLimits): GatewayApp {
     ...(isLoggerInstance(loggerOption) ? { loggerInstance: loggerOption } : { logger: loggerOption }),
     bodyLimit: options.bodyLimit ?? DEFAULTS.bodyLimit,
     requestIdHeader: false,
-    // One access line per request is noise at "info" and costs throughput; at "debug" and
-    // below fastify logs each request as usual. 5xx answers are logged by the error handler.
+    // The access log (--access-log) is the gateway's own line per request; fastify's two lines
+    // per request are kept for "debug" and below. 5xx answers are logged by the error handler.
     logController: new LogController({
       requestIdLogLabel: "requestId",
       disableRequestLogging: (request) => request.log.level !== "debug" && request.log.level !== "trace",
@@ -147,9 +171,10 @@ function createServer(options: AppOptions, limits: ServerLimits): GatewayApp {
  * invalid UTF-8, repeated keys and prototype-poisoning keys (__proto__, constructor.prototype)
  * with a 400 pointing at each, where fastify's parser would decode U+FFFD and keep the last key.
  */
-function addBodyParsers(app: GatewayApp): void {
+function addBodyParsers(app: GatewayApp, measured: boolean): void {
   app.removeContentTypeParser("application/json");
-  app.addContentTypeParser(["application/json", "application/merge-patch+json"], { parseAs: "buffer" }, (_request, body, done) => {
+  app.addContentTypeParser(["application/json", "application/merge-patch+json"], { parseAs: "buffer" }, (request, body, done) => {
+    if (measured) noteRequestBody(request, (body as Buffer).length);
     try {
       done(null, parseJsonBody(body as Buffer));
     } catch (error) {
@@ -160,6 +185,13 @@ function addBodyParsers(app: GatewayApp): void {
 
 /** The request-id echo, the Host and cross-site checks, bodiless answers without content, and every error answered as a problem. */
 function addHooksAndErrorHandlers(app: GatewayApp, options: AppOptions): void {
+  const accessLog = options.accessLog ?? "off";
+  const { tracing } = options;
+  // First: every later hook and the handler run inside the request's span.
+  if (tracing !== undefined) app.addHook("onRequest", tracing.hook);
+  // Before the hooks that may refuse, so that refused requests have their line too.
+  if (accessLog !== "off") app.addHook("onRequest", accessLogHook({ mode: accessLog, ...(tracing === undefined ? {} : { traceIdOf: tracing.traceIdOf }) }));
+  if (options.metrics !== undefined) app.addHook("onRequest", httpMetricsHook(options.metrics));
   app.addHook("onRequest", (request, reply, done) => {
     void reply.header("x-request-id", request.id);
     // RFC 9112 §3.2: an HTTP/1.1 request without Host is a 400.
@@ -193,15 +225,21 @@ async function addRoutes(app: GatewayApp, options: AppOptions): Promise<void> {
   const deadlines = { requestTimeoutMs, maxRequestTimeoutMs };
   // Before the routes: the OpenAPI document is generated from each route as it is added.
   await registerOpenApi(app);
-  await app.register(healthRoutes, { connection: options.connection });
+  const { metrics } = options;
+  await app.register(healthRoutes, { connection: options.connection, onReadiness: (ready) => metrics?.managerReady.set(ready ? 1 : 0) });
   const jobOptions = { client: options.connection.manager, ...deadlines };
   // Searches may be cancelled (limit, a client leaving): they run on the streams' connection.
   await app.register(jobSearchRoutes, { client: options.connection.streams, ...deadlines });
   await app.register(jobsRoutes, { ...jobOptions, patchAttempts: options.patchAttempts, maxWaitingWrites: options.maxWaitingWrites });
   await app.register(jobInstanceRoutes, jobOptions);
   await app.register(nodeRoutes, jobOptions);
-  await app.register(eventRoutes, { client: options.connection.encodedStreams, ...deadlines, ...options.streams });
+  const observe = metrics === undefined ? undefined : (route: string, format: string) => metrics.streamObserver(route, format);
+  await app.register(eventRoutes, { client: options.connection.encodedStreams, ...deadlines, ...options.streams, observe });
   await app.register(docsRoutes, { title: DOCUMENT_TITLE, yaml: documentYaml });
+  if (metrics !== undefined) {
+    watchChannels(metrics, { unary: options.connection.channel, streams: options.connection.streamChannel });
+    if (options.metricsRoute ?? true) addMetricsRoute(app, metrics);
+  }
 }
 
 function isLoggerInstance(value: unknown): value is FastifyBaseLogger {

@@ -39,6 +39,18 @@ export const ConfigSchema = Type.Object(
       description: "longest deadline a Grpc-Timeout may set on a list or stream, in ms (>= --request-timeout)",
     }),
     logLevel: { ...LogLevel, default: "info", description: "log level (fatal ... trace, silent)" },
+    metricsPort: Type.Optional(
+      Type.Integer({ minimum: 0, maximum: 65535, description: "serve /metrics on this port (on --host) instead of the HTTP port (0 picks a free one)" }),
+    ),
+    otlpEndpoint: Type.Optional(
+      Type.String({ pattern: "^https?://[^\\s]+$", description: "OTLP/HTTP collector (http://host:4318): traces are exported to its /v1/traces; unset: no tracing" }),
+    ),
+    // On by default: one line per request is what an operator reads first, and costs little
+    // (BENCHMARKS.md); "errors" keeps only 4xx, 5xx and cut answers. Logged at info.
+    accessLog: Type.Union([Type.Literal("on"), Type.Literal("errors"), Type.Literal("off")], {
+      default: "on",
+      description: "one JSON log line per request at info: on, errors (4xx, 5xx, cut) or off; never for probes",
+    }),
     sseHeartbeatMs: Type.Integer({
       minimum: 1,
       maximum: 3_600_000,
@@ -153,6 +165,9 @@ export const SETTINGS: readonly Setting[] = [
   { key: "managerCert", flag: "manager-cert", env: "MANAGER_CERT" },
   { key: "managerKey", flag: "manager-key", env: "MANAGER_KEY" },
   { key: "managerServerName", flag: "manager-server-name", env: "MANAGER_SERVER_NAME" },
+  { key: "accessLog", flag: "access-log", env: "ACCESS_LOG" },
+  { key: "metricsPort", flag: "metrics-port", env: "METRICS_PORT" },
+  { key: "otlpEndpoint", flag: "otlp-endpoint", env: "OTEL_EXPORTER_OTLP_ENDPOINT" },
 ];
 
 /** A setting whose value is unusable; its message is the one line printed before exit 2. */

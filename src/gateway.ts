@@ -13,6 +13,10 @@ import type { RunningManager } from "./manager/index.js";
 import { defaultAllowedHosts } from "./server/cross-site.js";
 import { gracefulClose } from "./server/shutdown.js";
 import { readListenerTls, readManagerTls } from "./tls-material.js";
+import { grpcMetricsInterceptor } from "./telemetry/grpc-metrics.js";
+import { GatewayMetrics } from "./telemetry/metrics.js";
+import { listenMetrics } from "./telemetry/metrics-route.js";
+import type { MetricsListener } from "./telemetry/metrics-route.js";
 
 export interface Gateway {
   readonly app: FastifyInstance;
@@ -20,6 +24,8 @@ export interface Gateway {
   readonly url: string;
   /** The Manager's address, or "embedded". */
   readonly manager: string;
+  /** Where /metrics is served: `${url}/metrics`, or the listener of --metrics-port. */
+  readonly metricsUrl: string;
   /**
    * Stops accepting, lets in-flight requests finish for at most config.shutdownTimeoutMs (then
    * closes their connections), then closes the channel and the embedded Manager.
@@ -32,10 +38,21 @@ export async function startGateway(config: Config, logger: AppOptions["logger"] 
   const listenerTls = readListenerTls(config);
   const embedded = config.manager === undefined ? await startEmbeddedManager(config.dataDir) : undefined;
   const address = config.manager ?? embedded?.address ?? "";
-  const connection = connectManager(address, config.requestTimeoutMs, tls);
+  const metrics = new GatewayMetrics();
+  // Loaded only when asked for: without a collector, no OpenTelemetry module is imported.
+  const tracing = config.otlpEndpoint === undefined ? undefined : (await import("./telemetry/tracing.js")).startTracing({ endpoint: config.otlpEndpoint });
+  const interceptors = [...(tracing === undefined ? [] : [tracing.interceptor]), grpcMetricsInterceptor(metrics)];
+  const connection = connectManager(address, config.requestTimeoutMs, tls, interceptors);
   const managerLabel = embedded === undefined ? address : "embedded";
+  let metricsListener: MetricsListener | undefined;
   try {
-    const app = await buildApp({ ...appOptions(config, connection, logger), ...(listenerTls === undefined ? {} : { tls: listenerTls }) });
+    const app = await buildApp({
+      ...appOptions(config, connection, logger),
+      ...(listenerTls === undefined ? {} : { tls: listenerTls }),
+      metrics,
+      metricsRoute: config.metricsPort === undefined,
+      tracing,
+    });
     const shutdown = gracefulClose(app);
     let url = "";
     await app.listen({
@@ -47,19 +64,28 @@ export async function startGateway(config: Config, logger: AppOptions["logger"] 
         return `norsk-manager-gateway listening on ${listening} (Manager: ${managerLabel}; docs: ${listening}/docs)`;
       },
     });
-    probeManager(connection, managerLabel, app.log);
+    if (config.metricsPort !== undefined) {
+      metricsListener = await listenMetrics(metrics, config.metricsPort, config.host);
+      app.log.info({ url: `${metricsListener.url}/metrics` }, "metrics served on their own port");
+    }
+    probeManager(connection, managerLabel, app.log, (ready) => { metrics.managerReady.set(ready ? 1 : 0); });
     return {
       app,
       url,
       manager: managerLabel,
+      metricsUrl: `${metricsListener?.url ?? url}/metrics`,
       close: async () => {
+        await metricsListener?.close();
         await shutdown.close(config.shutdownTimeoutMs);
         connection.close();
+        await tracing?.shutdown();
         await embedded?.close();
       },
     };
   } catch (error) {
+    await metricsListener?.close();
     connection.close();
+    await tracing?.shutdown();
     await embedded?.close();
     throw error;
   }
@@ -73,13 +99,15 @@ const PROBE_TIMEOUT_MS = 5_000;
  * certificate it or the gateway refuses) is named in the log at once, with grpc-js's reason,
  * not only by the 503s that follow. It does not hold up the start: /readyz reports the state.
  */
-function probeManager(connection: ManagerConnection, manager: string, log: FastifyBaseLogger): void {
+function probeManager(connection: ManagerConnection, manager: string, log: FastifyBaseLogger, onReadiness: (ready: boolean) => void): void {
   connection.health.check({ service: "" }, { timeoutMs: PROBE_TIMEOUT_MS }).then(
     (reply) => {
+      onReadiness(reply.status === HealthCheckResponse_ServingStatus.SERVING);
       if (reply.status === HealthCheckResponse_ServingStatus.SERVING) log.info({ manager }, "the Manager is serving");
       else log.warn({ manager, status: HealthCheckResponse_ServingStatus[reply.status] }, "the Manager is not serving yet");
     },
     (error: unknown) => {
+      onReadiness(false);
       const { code, details } = GrpcError.from(error);
       log.warn({ manager, code: Code[code], reason: details }, "the Manager cannot be reached");
     },
@@ -119,6 +147,7 @@ function appOptions(config: Config, connection: ManagerConnection, logger: AppOp
     requestTimeoutMs: config.requestTimeoutMs,
     maxRequestTimeoutMs: config.maxRequestTimeoutMs,
     logger,
+    accessLog: config.accessLog,
     streams: { heartbeatMs: config.sseHeartbeatMs, bufferLimitBytes: config.sseBufferBytes },
     limits: {
       headerTimeoutMs: config.headerTimeoutMs,

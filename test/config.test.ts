@@ -16,6 +16,7 @@ describe("loadConfig", () => {
       requestTimeoutMs: 10_000,
       maxRequestTimeoutMs: 300_000,
       logLevel: "info",
+      accessLog: "on",
       sseHeartbeatMs: 15_000,
       sseBufferBytes: 1_048_576,
       headerTimeoutMs: 10_000,
@@ -121,6 +122,9 @@ describe("loadConfig", () => {
     [["--max-request-timeout", "0"], /--max-request-timeout/],
     [["--max-request-timeout", "86400001"], /--max-request-timeout \(MAX_REQUEST_TIMEOUT_MS\)/],
     [["--log-level", "loud"], /--log-level/],
+    [["--access-log", "verbose"], /--access-log \(ACCESS_LOG\)/],
+    [["--metrics-port", "65536"], /--metrics-port \(METRICS_PORT\)/],
+    [["--otlp-endpoint", "collector:4318"], /--otlp-endpoint \(OTEL_EXPORTER_OTLP_ENDPOINT\)/],
     [["--manager", "no-port"], /--manager/],
     [["--sse-heartbeat", "0"], /--sse-heartbeat/],
     [["--sse-buffer", "10"], /--sse-buffer/],
@@ -142,13 +146,30 @@ describe("loadConfig", () => {
     expect(() => config(argv)).toThrow(pattern);
   });
 
+  it("reads the access log's mode from --access-log or ACCESS_LOG", () => {
+    expect(config(["--access-log", "errors"]).accessLog).toBe("errors");
+    expect(config([], { ACCESS_LOG: "off" }).accessLog).toBe("off");
+  });
+
+  it("reads the metrics listener's port from --metrics-port or METRICS_PORT; unset, /metrics is on the HTTP port", () => {
+    expect(config(["--metrics-port", "9464"]).metricsPort).toBe(9464);
+    expect(config([], { METRICS_PORT: "0" }).metricsPort).toBe(0);
+    expect(config([]).metricsPort).toBeUndefined();
+  });
+
+  it("reads the OTLP collector from --otlp-endpoint or OpenTelemetry's own OTEL_EXPORTER_OTLP_ENDPOINT; unset, no tracing", () => {
+    expect(config(["--otlp-endpoint", "http://collector:4318"]).otlpEndpoint).toBe("http://collector:4318");
+    expect(config([], { OTEL_EXPORTER_OTLP_ENDPOINT: "https://otel.example.com" }).otlpEndpoint).toBe("https://otel.example.com");
+    expect(config([]).otlpEndpoint).toBeUndefined();
+  });
+
   it("names the environment variable when the bad value came from there", () => {
     expect(() => config([], { PORT: "eighty" })).toThrow(/PORT/);
   });
 
   it("asks for help with --help, which lists every setting", () => {
     expect(loadConfig(["--help"], {})).toEqual({ help: true });
-    for (const name of ["--port", "PORT", "--host", "--manager", "MANAGER_ADDRESS", "--data-dir", "--request-timeout", "--max-request-timeout", "MAX_REQUEST_TIMEOUT_MS", "--log-level", "--sse-heartbeat", "SSE_HEARTBEAT_MS", "--sse-buffer", "SSE_BUFFER_BYTES", "--header-timeout", "--body-timeout", "--idle-timeout", "--max-connections", "--shutdown-timeout", "SHUTDOWN_TIMEOUT_MS", "--allowed-origin", "ALLOWED_ORIGINS", "--allowed-host", "ALLOWED_HOSTS", "--manager-tls", "MANAGER_TLS", "--manager-ca", "--manager-cert", "--manager-key", "--manager-server-name", "--tls-cert", "TLS_CERT", "--tls-key", "--cors-origin", "CORS_ORIGINS", "--cors-credentials"]) {
+    for (const name of ["--port", "PORT", "--host", "--manager", "MANAGER_ADDRESS", "--data-dir", "--request-timeout", "--max-request-timeout", "MAX_REQUEST_TIMEOUT_MS", "--log-level", "--sse-heartbeat", "SSE_HEARTBEAT_MS", "--sse-buffer", "SSE_BUFFER_BYTES", "--header-timeout", "--body-timeout", "--idle-timeout", "--max-connections", "--shutdown-timeout", "SHUTDOWN_TIMEOUT_MS", "--allowed-origin", "ALLOWED_ORIGINS", "--allowed-host", "ALLOWED_HOSTS", "--manager-tls", "MANAGER_TLS", "--manager-ca", "--manager-cert", "--manager-key", "--manager-server-name", "--tls-cert", "TLS_CERT", "--tls-key", "--cors-origin", "CORS_ORIGINS", "--cors-credentials", "--access-log", "ACCESS_LOG", "--metrics-port", "METRICS_PORT", "--otlp-endpoint", "OTEL_EXPORTER_OTLP_ENDPOINT"]) {
       expect(helpText()).toContain(name);
     }
   });

@@ -8,7 +8,7 @@
 // (flowing mode): a consumer that wants a bound keeps it itself (src/sse/stream-body.ts), so
 // unread data never holds up a channel that other calls share.
 import { Client as GrpcClient, Metadata, credentials, status } from "@grpc/grpc-js";
-import type { ChannelCredentials, ChannelOptions, ClientReadableStream } from "@grpc/grpc-js";
+import type { ChannelCredentials, ChannelOptions, ClientReadableStream, Interceptor } from "@grpc/grpc-js";
 import type { DescMessage, DescMethod, Message, MessageInitShape } from "@bufbuild/protobuf";
 import { methodCodec } from "./codec.js";
 import type { MethodCodec } from "./codec.js";
@@ -21,11 +21,16 @@ export interface ChannelSettings {
   readonly credentials?: ChannelCredentials;
   /** Passed to grpc-js unchanged. Default: none. */
   readonly options?: ChannelOptions;
+  /** Run around every call on the channel, in order (metrics, traces). Default: none. */
+  readonly interceptors?: readonly Interceptor[];
 }
 
 /** One channel to `host:port`; share it between clients and close it once. */
 export function createChannel(address: string, settings: ChannelSettings = {}): GrpcClient {
-  return new GrpcClient(address, settings.credentials ?? credentials.createInsecure(), settings.options ?? {});
+  return new GrpcClient(address, settings.credentials ?? credentials.createInsecure(), {
+    ...settings.options,
+    ...(settings.interceptors === undefined ? {} : { interceptors: [...settings.interceptors] }),
+  });
 }
 
 export interface ClientSettings {

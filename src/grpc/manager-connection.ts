@@ -6,7 +6,7 @@
 // Manager: a burst of 1,000, then 33/s) takes it for a rapid-reset attack and closes the whole
 // connection, failing every call on it. On their own connection, streams can no longer take
 // the unary calls (reads and writes of jobs, readiness) down with them.
-import type { Client as GrpcChannel, ChannelOptions } from "@grpc/grpc-js";
+import type { Client as GrpcChannel, ChannelOptions, Interceptor } from "@grpc/grpc-js";
 import { Manager } from "../gen/norsk/api/manager_pb.js";
 import { Health } from "../gen/grpc/health/v1/health_pb.js";
 import { createChannel, createClient } from "./client.js";
@@ -44,9 +44,12 @@ const CHANNEL_OPTIONS: ChannelOptions = {
   "grpc.use_local_subchannel_pool": 1,
 };
 
-/** Channels to the Manager at `address`, over TLS when `tls` is given (plaintext otherwise). */
-export function connectManager(address: string, defaultTimeoutMs: number, tls?: ClientTls): ManagerConnection {
-  const settings = { credentials: channelCredentials(tls), options: { ...CHANNEL_OPTIONS, ...tlsChannelOptions(tls) } };
+/**
+ * Channels to the Manager at `address`, over TLS when `tls` is given (plaintext otherwise),
+ * with `interceptors` around every call (metrics, traces; default none).
+ */
+export function connectManager(address: string, defaultTimeoutMs: number, tls?: ClientTls, interceptors: readonly Interceptor[] = []): ManagerConnection {
+  const settings = { credentials: channelCredentials(tls), options: { ...CHANNEL_OPTIONS, ...tlsChannelOptions(tls) }, interceptors };
   const channel = createChannel(address, settings);
   const streamChannel = createChannel(address, settings);
   return {

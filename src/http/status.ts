@@ -96,6 +96,8 @@ export const FAILURES = {
   /** Not a gRPC NOT_FOUND: no route has this method and path, so there is no code to report. */
   ROUTE_NOT_FOUND: { status: 404 },
   FORBIDDEN: { status: 403 },
+  /** A path served with other methods only (the metrics listener's /metrics). */
+  METHOD_NOT_ALLOWED: { status: 405 },
   REQUEST_TIMEOUT: { status: 408 },
   CONTENT_TOO_LARGE: {
     status: 413,

@@ -18,7 +18,7 @@ import { EventDecoder } from "../sse/decoder.js";
 import { NDJSON, SSE, negotiateFormat } from "../sse/frames.js";
 import type { StreamFormat } from "../sse/frames.js";
 import { SlowClientError, StreamBody } from "../sse/stream-body.js";
-import type { StreamSettings } from "../sse/stream-body.js";
+import type { StreamObserver, StreamSettings } from "../sse/stream-body.js";
 import { EVENT_DATA, EventLine, EventStreamQuery, STATUS_DATA, StatusChannelQuery, StatusLine, sseText } from "../../schemas/events.js";
 
 export interface EventRoutesOptions extends Partial<StreamSettings> {
@@ -28,6 +28,8 @@ export interface EventRoutesOptions extends Partial<StreamSettings> {
   readonly requestTimeoutMs: number;
   /** The longest total deadline a Grpc-Timeout may set on a stream, in ms. Default: requestTimeoutMs. */
   readonly maxRequestTimeoutMs?: number;
+  /** The observer of each stream, by route and format (the metrics). Default: none. */
+  readonly observe?: (route: string, format: StreamFormat) => StreamObserver;
 }
 
 export const STREAM_DEFAULTS: StreamSettings = { heartbeatMs: 15_000, bufferLimitBytes: 1024 * 1024 };
@@ -77,6 +79,7 @@ interface StreamRoutes {
    * clients that would never leave.
    */
   readonly open: Map<StreamBody, FastifyRequest>;
+  readonly observe: ((route: string, format: StreamFormat) => StreamObserver) | undefined;
 }
 
 /** Shared by every client of a route: each message is decoded once for all of them. */
@@ -97,6 +100,7 @@ export const eventRoutes: FastifyPluginCallbackTypebox<EventRoutesOptions> = (ap
     },
     deadlines: deadlinesOf(options),
     open: new Map(),
+    observe: options.observe,
   };
   const events = new EventDecoder(EventStreamEventSchema);
   const statuses = new EventDecoder(NorskStatusEventSchema);
@@ -159,6 +163,7 @@ function streamBody(routes: StreamRoutes, request: FastifyRequest, reply: Fastif
     decode: (bytes) => source.decoder.decode(bytes),
     startTimeoutMs: Math.min(idleTimeoutMs, callOptions.timeoutMs),
     response: reply.raw,
+    observer: routes.observe?.(request.routeOptions.url ?? "", format),
     problemOf: (error) =>
       toProblem(error instanceof SlowClientError ? resourceExhausted(`${error.message}; reconnect`) : error, request),
     onFailure: (error) => {

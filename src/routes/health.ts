@@ -1,10 +1,15 @@
 // Liveness and readiness. /healthz answers while the process serves; /readyz asks the Manager
 // (grpc.health.v1 Check over the shared channel), so a load balancer stops sending traffic
-// while the Manager cannot be reached.
+// while the Manager cannot be reached. A failing check is an expected answer, not a fault: it
+// is answered without the error handler's log line, and the log says only when readiness
+// changes (at warn, with the gRPC code and reason, no stack), not on every probe.
 import { Type } from "@sinclair/typebox";
 import type { FastifyPluginCallbackTypebox } from "@fastify/type-provider-typebox";
 import { HealthCheckResponse_ServingStatus } from "../gen/grpc/health/v1/health_pb.js";
-import { unavailable } from "../http/problem.js";
+import type { FastifyBaseLogger } from "fastify";
+import { GrpcError } from "../grpc/errors.js";
+import { codeName } from "../http/status.js";
+import { PROBLEM_CONTENT_TYPE, toProblem, unavailable } from "../http/problem.js";
 import type { ManagerConnection } from "../grpc/manager-connection.js";
 import { declaredProblems, jsonResponse } from "../http/responses.js";
 import type { RouteHandler } from "../http/route-handler.js";
@@ -13,6 +18,8 @@ export interface HealthRoutesOptions {
   readonly connection: ManagerConnection;
   /** Deadline of the readiness check, in ms. Default: 2000. */
   readonly readinessTimeoutMs?: number;
+  /** Told each answer of the check: whether the Manager is ready (the readiness gauge). */
+  readonly onReadiness?: (ready: boolean) => void;
 }
 
 const Status = Type.Object(
@@ -40,7 +47,7 @@ const READINESS_SCHEMA = {
 };
 
 export const healthRoutes: FastifyPluginCallbackTypebox<HealthRoutesOptions> = (app, options, done) => {
-  const health = new HealthHandlers(options);
+  const health = new HealthHandlers(options, app.log);
   app.get("/healthz", { schema: LIVENESS_SCHEMA }, health.getLiveness);
   app.get("/readyz", { schema: READINESS_SCHEMA }, health.getReadiness);
   done();
@@ -50,23 +57,57 @@ export const healthRoutes: FastifyPluginCallbackTypebox<HealthRoutesOptions> = (
 class HealthHandlers {
   readonly #connection: ManagerConnection;
   readonly #timeoutMs: number;
+  readonly #readiness: ReadinessLog;
+  readonly #onReadiness: (ready: boolean) => void;
 
-  constructor(options: HealthRoutesOptions) {
+  constructor(options: HealthRoutesOptions, log: FastifyBaseLogger) {
     this.#connection = options.connection;
     this.#timeoutMs = options.readinessTimeoutMs ?? 2_000;
+    this.#readiness = new ReadinessLog(log);
+    this.#onReadiness = options.onReadiness ?? (() => undefined);
   }
 
   readonly getLiveness: RouteHandler<typeof LIVENESS_SCHEMA> = () => ({ status: "ok" });
 
-  readonly getReadiness: RouteHandler<typeof READINESS_SCHEMA> = async () => {
-    let serving = false;
+  readonly getReadiness: RouteHandler<typeof READINESS_SCHEMA> = async (request, reply) => {
+    const failure = await this.#check();
+    this.#readiness.record(failure);
+    this.#onReadiness(failure === undefined);
+    if (failure === undefined) return { status: "ready" };
+    // Sent here rather than thrown: the error handler would log every failed probe at error.
+    return reply.code(503).type(PROBLEM_CONTENT_TYPE).send(toProblem(unavailable("the Manager is not ready"), request));
+  };
+
+  /** Why the Manager is not ready, or undefined when it answers SERVING. */
+  async #check(): Promise<NotReady | undefined> {
     try {
       const reply = await this.#connection.health.check({ service: "" }, { timeoutMs: this.#timeoutMs });
-      serving = reply.status === HealthCheckResponse_ServingStatus.SERVING;
-    } catch {
-      serving = false;
+      if (reply.status === HealthCheckResponse_ServingStatus.SERVING) return undefined;
+      return { code: "OK", reason: `the Manager answers ${HealthCheckResponse_ServingStatus[reply.status]}` };
+    } catch (error) {
+      const { code, details } = GrpcError.from(error);
+      return { code: codeName(code), reason: details };
     }
-    if (!serving) throw unavailable("the Manager is not ready");
-    return { status: "ready" };
-  };
+  }
+}
+
+interface NotReady {
+  /** The gRPC code of the failed check (OK when it answered, but not SERVING). */
+  readonly code: string;
+  readonly reason: string;
+}
+
+/** Logs readiness once per change: not ready at warn (code and reason, no stack), ready at info. */
+class ReadinessLog {
+  #ready: boolean | undefined;
+
+  constructor(private readonly log: FastifyBaseLogger) {}
+
+  record(failure: NotReady | undefined): void {
+    const ready = failure === undefined;
+    if (ready === this.#ready) return;
+    this.#ready = ready;
+    if (failure === undefined) this.log.info({ ready }, "readiness: the Manager is ready");
+    else this.log.warn({ ready, code: failure.code, reason: failure.reason }, "readiness: the Manager is not ready");
+  }
 }

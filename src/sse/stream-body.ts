@@ -23,6 +23,19 @@ export interface StreamSettings {
   readonly bufferLimitBytes: number;
 }
 
+/** What a stream tells whoever counts streams (the metrics); every method is optional to act on. */
+export interface StreamObserver {
+  /** The stream started: its answer is being sent. */
+  opened(): void;
+  /** One event queued for the client. */
+  event(): void;
+  heartbeat(): void;
+  /** Closed for falling more than the buffer behind. */
+  dropped(): void;
+  /** The body is done with (any reason); only after opened(). */
+  closed(): void;
+}
+
 export interface StreamBodyOptions extends StreamSettings {
   readonly format: StreamFormat;
   readonly open: OpenBytesStream;
@@ -34,6 +47,8 @@ export interface StreamBodyOptions extends StreamSettings {
   readonly response: ServerResponse;
   /** Told about a failure that ended the stream, for the log. */
   readonly onFailure?: (error: unknown) => void;
+  /** Told what the stream does, for the metrics. Default: no one. */
+  readonly observer?: StreamObserver;
 }
 
 /** How long a stream that has ended may take to flush to its client before it is cut off. */
@@ -98,7 +113,7 @@ export class StreamBody extends Readable {
           this.fail(options.problemOf(error));
           return;
         }
-        if (event !== undefined) this.#send(formatEvent(options.format, event, this.#nextId++));
+        if (event !== undefined && this.#send(formatEvent(options.format, event, this.#nextId++))) options.observer?.event();
       },
       end: () => {
         this.#opened();
@@ -140,9 +155,16 @@ export class StreamBody extends Readable {
     if (this.#state !== "starting") return;
     this.#state = "open";
     clearTimeout(this.#startTimer);
+    const { observer } = this.#options;
+    if (observer !== undefined) {
+      observer.opened();
+      this.once("close", () => { observer.closed(); });
+    }
     this.#heartbeat = setInterval(() => {
       // Only into an empty buffer: a client that is not reading needs no more bytes queued.
-      if (this.readableLength === 0) this.push(heartbeat(this.#options.format));
+      if (this.readableLength !== 0) return;
+      this.push(heartbeat(this.#options.format));
+      observer?.heartbeat();
     }, this.#options.heartbeatMs);
     this.#heartbeat.unref();
     this.#start.resolve();
@@ -155,15 +177,17 @@ export class StreamBody extends Readable {
     this.#start.reject(error);
   }
 
-  /** Queues one frame, unless that would put the client more than the limit behind. */
-  #send(frame: string): void {
+  /** Queues one frame, unless that would put the client more than the limit behind; true when queued. */
+  #send(frame: string): boolean {
     if (this.readableLength + Buffer.byteLength(frame) > this.#options.bufferLimitBytes) {
       const error = new SlowClientError(`the client fell more than ${this.#options.bufferLimitBytes} bytes behind`);
       this.#options.onFailure?.(error);
+      this.#options.observer?.dropped();
       this.fail(this.#options.problemOf(error));
-      return;
+      return false;
     }
     this.push(frame);
+    return true;
   }
 
   #stop(): void {

@@ -66,6 +66,7 @@ const REASONS: readonly [Failure, number, CodeName | undefined][] = [
   ["PRECONDITION_FAILED", 412, "ABORTED"],
   ["ROUTE_NOT_FOUND", 404, undefined],
   ["FORBIDDEN", 403, undefined],
+  ["METHOD_NOT_ALLOWED", 405, undefined],
   ["REQUEST_TIMEOUT", 408, undefined],
   ["CONTENT_TOO_LARGE", 413, undefined],
   ["URI_TOO_LONG", 414, undefined],
@@ -97,7 +98,7 @@ describe("the table of failures", () => {
   });
 
   it("has no reason for a status it does not know", () => {
-    expect(failureOfHttpStatus(405)).toBeUndefined();
+    expect(failureOfHttpStatus(406)).toBeUndefined();
   });
 
   it.each(Object.keys(FAILURES) as Failure[])("finds %s again from the problem it makes (status and code)", (failure) => {

@@ -22,6 +22,8 @@ const LAYERS: Readonly<Record<string, readonly string[] | "anything">> = {
   "src/operations": ["src/http", "src/json", "src/grpc", "src/lexical", "schemas", "src/gen"],
   "src/sse": ["src/http", "src/json", "src/grpc", "schemas"],
   "src/server": ["src/http"],
+  // Logs, metrics and traces: they observe requests and calls, and are wired in at the top.
+  "src/telemetry": ["src/http", "src/grpc", "src/sse"],
   "src/openapi": ["schemas", "src/http", "src/json"],
   "src/http": ["src/grpc", "src/json", "src/lexical", "schemas"],
   "src/json": ["schemas", "src/lexical", "src/gen"],

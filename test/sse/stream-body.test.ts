@@ -51,6 +51,7 @@ afterEach(() => {
 function unreadBody() {
   let upstream: BytesStreamHandlers | undefined;
   const seen = { cancelled: 0, failures: [] as unknown[] };
+  const observed: string[] = [];
   const body = new StreamBody({
     format: "sse",
     heartbeatMs: 3_600_000, // no heartbeat may add to the buffer during a test
@@ -66,13 +67,20 @@ function unreadBody() {
     problemOf,
     response: new ServerResponse(new IncomingMessage(new Socket())),
     onFailure: (error) => seen.failures.push(error),
+    observer: {
+      opened: () => observed.push("opened"),
+      event: () => observed.push("event"),
+      heartbeat: () => observed.push("heartbeat"),
+      dropped: () => observed.push("dropped"),
+      closed: () => observed.push("closed"),
+    },
   });
   bodies.push(body);
   const deliver = (bytes: Buffer): void => {
     if (upstream === undefined) throw new Error("the stream was not opened");
     upstream.message(bytes);
   };
-  return { body, seen, deliver };
+  return { body, seen, deliver, observed };
 }
 
 /** Everything the body holds for its client, up to its end. */
@@ -115,5 +123,18 @@ describe("StreamBody's bound on what waits for a client", () => {
     expect(seen.failures).toEqual([new SlowClientError(slowClientError)]);
     expect(seen.failures.map((failure) => (failure as Error).name)).toEqual(["SlowClientError"]); // as the log shows it
     expect(await textOf(body)).toBe(formatError("sse", problemOf(new Error(slowClientError))));
+  });
+
+  it("tells its observer (the metrics) each event queued, the drop, and the close, in order", async () => {
+    const { body, deliver, observed } = unreadBody();
+    deliver(messageOfFrameSize(1000, 1).bytes);
+    await body.started;
+    deliver(messageOfFrameSize(1000, 2).bytes);
+    deliver(messageOfFrameSize(LIMIT, 3).bytes);
+    deliver(messageOfFrameSize(100, 4).bytes);
+    expect(observed).toEqual(["opened", "event", "event", "dropped"]);
+    await textOf(body);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(observed).toEqual(["opened", "event", "event", "dropped", "closed"]);
   });
 });

@@ -1,0 +1,91 @@
+// The access log: one JSON line per request, written when its answer is over (sent in full,
+// or cut because the client went away), through the request's own logger, so that each line
+// carries the request id fastify binds to it. Probes and scrapes (/healthz, /readyz, /metrics)
+// are left out: a kubelet asks every few seconds, and what matters about readiness, a change
+// of state, is logged by the readiness route itself (src/routes/health.ts).
+import type { FastifyReply, FastifyRequest, onRequestHookHandler } from "fastify";
+import { routeOf, traceIdOfHeader } from "./request-facts.js";
+
+/** Which requests get a line: every one, those answered 4xx/5xx (or cut), or none. */
+export type AccessLogMode = "on" | "errors" | "off";
+
+export const ACCESS_LOG_MODES: readonly AccessLogMode[] = ["on", "errors", "off"];
+
+/** Routes never logged line by line: probes and metric scrapes. */
+export const UNLOGGED_ROUTES: ReadonlySet<string> = new Set(["/healthz", "/readyz", "/metrics"]);
+
+export interface AccessLogOptions {
+  readonly mode: Exclude<AccessLogMode, "off">;
+  /** The trace id a line carries. Default: the one of the request's `traceparent` header. */
+  readonly traceIdOf?: (request: FastifyRequest) => string | undefined;
+}
+
+/** What one line says, besides the request id its logger binds. */
+export interface AccessLine {
+  readonly method: string;
+  /** The route's template ("/v1/jobs/:jobId"), never the raw path; null when no route matched. */
+  readonly route: string | null;
+  readonly status: number;
+  /** From the request's arrival to the answer's last byte (or the connection's end), in ms. */
+  readonly durationMs: number;
+  /** Bytes of the answer written to the connection, status line and headers included. */
+  readonly bytes: number;
+  readonly traceId?: string;
+  /** Present (true) when the client went away before the answer was complete. */
+  readonly aborted?: true;
+}
+
+/** An onRequest hook that logs each request's line when its answer is over. */
+export function accessLogHook(options: AccessLogOptions): onRequestHookHandler {
+  const traceIdOf = options.traceIdOf ?? ((request: FastifyRequest) => traceIdOfHeader(request.headers.traceparent));
+  const errorsOnly = options.mode === "errors";
+  return (request, reply, done) => {
+    const route = routeOf(request);
+    if (route !== null && UNLOGGED_ROUTES.has(route)) {
+      done();
+      return;
+    }
+    const started = performance.now();
+    const written = bytesWrittenOf(request) ?? 0;
+    reply.raw.once("close", () => {
+      const line = lineOf(request, reply, { route, started, written, traceId: traceIdOf(request) });
+      if (errorsOnly && line.status < 400 && line.aborted !== true) return;
+      request.log.info(line, "request");
+    });
+    done();
+  };
+}
+
+interface Start {
+  readonly route: string | null;
+  readonly started: number;
+  readonly written: number;
+  readonly traceId: string | undefined;
+}
+
+function lineOf(request: FastifyRequest, reply: FastifyReply, start: Start): AccessLine {
+  const durationMs = Math.round((performance.now() - start.started) * 1000) / 1000;
+  const written = bytesWrittenOf(request);
+  const bytes = written === undefined ? contentLength(reply) : written - start.written;
+  return {
+    method: request.method,
+    route: start.route,
+    status: reply.statusCode,
+    durationMs,
+    bytes,
+    ...(start.traceId === undefined ? {} : { traceId: start.traceId }),
+    ...(reply.raw.writableFinished ? {} : { aborted: true as const }),
+  };
+}
+
+/** What the connection has written so far; undefined without a real socket (app.inject). */
+function bytesWrittenOf(request: FastifyRequest): number | undefined {
+  const socket = request.raw.socket as { bytesWritten?: unknown } | null;
+  return typeof socket?.bytesWritten === "number" ? socket.bytesWritten : undefined;
+}
+
+/** Without a real socket (app.inject), the declared length of the body. */
+function contentLength(reply: FastifyReply): number {
+  const header = reply.getHeader("content-length");
+  return header === undefined ? 0 : Number(header);
+}

@@ -1,0 +1,120 @@
+// The gateway's Prometheus metrics (README "Metrics" tables each one): one registry per gateway,
+// not prom-client's global one, so that several gateways in one process (the tests) count
+// apart. Every label has a bounded set of values: route templates, never paths; gRPC method
+// and code names; stream formats. What feeds them lives beside this file: the HTTP hook
+// (http-metrics.ts), the gRPC interceptor and channel states (grpc-metrics.ts), and the stream
+// observer below.
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+import type { StreamObserver } from "../sse/stream-body.js";
+
+/** Seconds: from 1 ms (a cached answer) to 10 s (the default deadline) and beyond. */
+const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+/** Bytes: from an empty answer to the 1 MiB body limit and a long listing. */
+const SIZE_BUCKETS = [0, 100, 1_000, 10_000, 100_000, 1_000_000, 10_000_000, 100_000_000];
+
+export class GatewayMetrics {
+  readonly registry = new Registry();
+  readonly httpRequests = new Counter({
+    name: "http_requests_total",
+    help: "HTTP requests answered, by method, route template and status",
+    labelNames: ["method", "route", "status"] as const,
+    registers: [this.registry],
+  });
+  readonly httpDuration = new Histogram({
+    name: "http_request_duration_seconds",
+    help: "Time from a request's arrival to its answer's last byte, in seconds",
+    labelNames: ["method", "route", "status"] as const,
+    buckets: DURATION_BUCKETS,
+    registers: [this.registry],
+  });
+  readonly httpInFlight = new Gauge({
+    name: "http_requests_in_flight",
+    help: "HTTP requests being answered now (an open event stream counts until it ends)",
+    labelNames: ["method", "route"] as const,
+    registers: [this.registry],
+  });
+  readonly httpRequestBytes = new Histogram({
+    name: "http_request_body_bytes",
+    help: "Size of the JSON request bodies read, in bytes",
+    labelNames: ["method", "route"] as const,
+    buckets: SIZE_BUCKETS,
+    registers: [this.registry],
+  });
+  readonly httpResponseBytes = new Histogram({
+    name: "http_response_bytes",
+    help: "Bytes of each answer written to the connection, status line and headers included",
+    labelNames: ["method", "route"] as const,
+    buckets: SIZE_BUCKETS,
+    registers: [this.registry],
+  });
+  readonly grpcCalls = new Counter({
+    name: "grpc_client_calls_total",
+    help: "gRPC calls to the Manager ended, by service, method and status code",
+    labelNames: ["service", "method", "code"] as const,
+    registers: [this.registry],
+  });
+  readonly grpcDuration = new Histogram({
+    name: "grpc_client_call_duration_seconds",
+    help: "Time from a gRPC call's start to its status, in seconds (a stream's whole life)",
+    labelNames: ["service", "method", "code"] as const,
+    buckets: DURATION_BUCKETS,
+    registers: [this.registry],
+  });
+  readonly grpcInFlight = new Gauge({
+    name: "grpc_client_calls_in_flight",
+    help: "gRPC calls to the Manager started and not yet ended",
+    labelNames: ["service", "method"] as const,
+    registers: [this.registry],
+  });
+  readonly streamsOpen = new Gauge({
+    name: "gateway_streams_open",
+    help: "Event streams (/v1/events, /v1/status) being sent now, by route and format (sse, ndjson)",
+    labelNames: ["route", "format"] as const,
+    registers: [this.registry],
+  });
+  readonly streamEvents = new Counter({
+    name: "gateway_stream_events_total",
+    help: "Events sent to event-stream clients (each client's copy counts)",
+    labelNames: ["route", "format"] as const,
+    registers: [this.registry],
+  });
+  readonly streamDropped = new Counter({
+    name: "gateway_stream_clients_dropped_total",
+    help: "Event-stream clients closed for falling more than --sse-buffer behind",
+    labelNames: ["route", "format"] as const,
+    registers: [this.registry],
+  });
+  readonly streamHeartbeats = new Counter({
+    name: "gateway_stream_heartbeats_total",
+    help: "Heartbeats sent to event-stream clients",
+    labelNames: ["route", "format"] as const,
+    registers: [this.registry],
+  });
+  readonly managerReady = new Gauge({
+    name: "gateway_manager_ready",
+    help: "1 when the last readiness check (each /readyz, and the one at start-up) found the Manager SERVING, else 0",
+    registers: [this.registry],
+  });
+
+  constructor() {
+    // Event-loop lag, heap, GC, CPU, file descriptors: prom-client's process metrics.
+    collectDefaultMetrics({ register: this.registry });
+  }
+
+  /** The observer of one stream of `route` in `format`. */
+  streamObserver(route: string, format: string): StreamObserver {
+    const labels = { route, format };
+    return {
+      opened: () => { this.streamsOpen.inc(labels); },
+      event: () => { this.streamEvents.inc(labels); },
+      heartbeat: () => { this.streamHeartbeats.inc(labels); },
+      dropped: () => { this.streamDropped.inc(labels); },
+      closed: () => { this.streamsOpen.dec(labels); },
+    };
+  }
+
+  /** The Prometheus text exposition of every metric, and its content type. */
+  async exposition(): Promise<{ readonly contentType: string; readonly text: string }> {
+    return { contentType: this.registry.contentType, text: await this.registry.metrics() };
+  }
+}

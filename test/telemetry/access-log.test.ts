@@ -1,0 +1,143 @@
+// The access log as an operator reads it: real requests over real connections to the gateway
+// as main.ts starts it, and the JSON lines its logger wrote.
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { IN_MEMORY, startManager } from "../../src/manager/index.js";
+import type { RunningManager } from "../../src/manager/index.js";
+import { openRaw } from "../helpers/raw-socket.js";
+import { eventually } from "../helpers/listening-gateway.js";
+import { startLoggedGateway } from "./log-capture.js";
+import type { LoggedGateway, LogLine } from "./log-capture.js";
+
+let manager: RunningManager;
+let logged: LoggedGateway | undefined;
+
+beforeAll(async () => {
+  manager = await startManager({ port: 0, dataDir: IN_MEMORY });
+});
+
+afterAll(async () => {
+  await manager.close();
+});
+
+afterEach(async () => {
+  await logged?.close();
+  logged = undefined;
+});
+
+async function gatewayWith(argv: readonly string[] = []): Promise<LoggedGateway> {
+  logged = await startLoggedGateway(["--manager", manager.address, ...argv]);
+  return logged;
+}
+
+const TRACE_ID = "4bf92f3577b34da6a3ce929d0e0e4736";
+const TRACEPARENT = `00-${TRACE_ID}-00f067aa0ba902b7-01`;
+
+/** Waits for the access line of the request with `requestId`. */
+async function lineOf(gateway: LoggedGateway, requestId: string): Promise<LogLine> {
+  await eventually(() => gateway.access().some((line) => line.requestId === requestId), `the access line of ${requestId}`);
+  const found = gateway.access().filter((line) => line.requestId === requestId);
+  expect(found).toHaveLength(1);
+  return found[0] ?? {};
+}
+
+describe("the access log (--access-log, on by default)", () => {
+  it("writes one info line per request with method, route template, status, duration, bytes, request id and trace id", async () => {
+    const gateway = await gatewayWith();
+    const created = await fetch(`${gateway.url}/v1/jobs`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-request-id": "post-1" },
+      body: JSON.stringify({ jobId: "log-1", startDateTime: "2026-12-24T18:00:00Z" }),
+    });
+    expect(created.status).toBe(201);
+    expect(await lineOf(gateway, "post-1")).toMatchObject({ method: "POST", route: "/v1/jobs", status: 201 });
+    const read = await fetch(`${gateway.url}/v1/jobs/log-1`, { headers: { "x-request-id": "get-1", traceparent: TRACEPARENT } });
+    expect(read.status).toBe(200);
+    await read.text();
+    const line = await lineOf(gateway, "get-1");
+    expect(line).toMatchObject({ level: 30, msg: "request", method: "GET", route: "/v1/jobs/:jobId", status: 200, traceId: TRACE_ID });
+    expect(line.durationMs).toBeTypeOf("number");
+    expect(line.durationMs as number).toBeGreaterThan(0);
+    expect(line.bytes as number).toBeGreaterThan(Number(read.headers.get("content-length")));
+    expect(line).not.toHaveProperty("aborted");
+    // The raw path is never logged, only the template.
+    expect(JSON.stringify(line)).not.toContain("log-1");
+  });
+
+  it("counts exactly the bytes written to the connection, and logs a 404 with no route", async () => {
+    const gateway = await gatewayWith();
+    const raw = await openRaw(gateway.url, "GET /v1/nope HTTP/1.1\r\nHost: localhost\r\nX-Request-Id: raw-1\r\nConnection: close\r\n\r\n");
+    await raw.closed(5_000);
+    const line = await lineOf(gateway, "raw-1");
+    expect(line).toMatchObject({ method: "GET", route: null, status: 404, bytes: Buffer.byteLength(raw.received(), "latin1") });
+    expect(line).not.toHaveProperty("traceId");
+  });
+
+  it("leaves out /healthz and /readyz, and a malformed traceparent", async () => {
+    const gateway = await gatewayWith();
+    for (const path of ["/healthz", "/readyz", "/healthz"]) expect((await fetch(`${gateway.url}${path}`)).status).toBe(200);
+    const res = await fetch(`${gateway.url}/v1/jobs/missing-1`, { headers: { "x-request-id": "after-probes", traceparent: "00-zz-00f067aa0ba902b7-01" } });
+    expect(res.status).toBe(404);
+    const line = await lineOf(gateway, "after-probes");
+    expect(line).toMatchObject({ route: "/v1/jobs/:jobId", status: 404 });
+    expect(line).not.toHaveProperty("traceId");
+    expect(gateway.access()).toHaveLength(1);
+  });
+
+  it("logs an event stream the client leaves as aborted, with the status it was answered", async () => {
+    const gateway = await gatewayWith();
+    const controller = new AbortController();
+    const res = await fetch(`${gateway.url}/v1/events`, { headers: { "x-request-id": "sse-1" }, signal: controller.signal });
+    expect(res.status).toBe(200);
+    const reader = res.body?.getReader();
+    await reader?.read();
+    controller.abort();
+    const line = await lineOf(gateway, "sse-1");
+    expect(line).toMatchObject({ method: "GET", route: "/v1/events", status: 200, aborted: true });
+    expect(line.bytes as number).toBeGreaterThan(0);
+  });
+
+  it("with --access-log errors, logs only 4xx and 5xx answers", async () => {
+    const gateway = await gatewayWith(["--access-log", "errors"]);
+    expect((await fetch(`${gateway.url}/openapi.json`, { headers: { "x-request-id": "ok-1" } })).status).toBe(200);
+    expect((await fetch(`${gateway.url}/v1/jobs/missing-2`, { headers: { "x-request-id": "nf-1" } })).status).toBe(404);
+    expect(await lineOf(gateway, "nf-1")).toMatchObject({ status: 404 });
+    expect(gateway.access().map((line) => line.requestId)).toEqual(["nf-1"]);
+  });
+
+  it("with --access-log off, logs no request", async () => {
+    const gateway = await gatewayWith(["--access-log", "off"]);
+    expect((await fetch(`${gateway.url}/v1/jobs/missing-3`)).status).toBe(404);
+    expect((await fetch(`${gateway.url}/openapi.json`)).status).toBe(200);
+    expect(gateway.access()).toEqual([]);
+  });
+});
+
+describe("readiness in the log", () => {
+  it("logs a failing /readyz once per change of state, at warn, without a stack, and its recovery at info", async () => {
+    const own = await startManager({ port: 0, dataDir: IN_MEMORY });
+    const port = Number(own.address.split(":").at(-1));
+    logged = await startLoggedGateway(["--manager", own.address]);
+    const gateway = logged;
+    const readiness = (): LogLine[] => gateway.lines.filter((line) => String(line.msg).startsWith("readiness: "));
+    expect((await fetch(`${gateway.url}/readyz`)).status).toBe(200);
+    await own.close();
+    for (let i = 0; i < 4; i++) expect((await fetch(`${gateway.url}/readyz`)).status).toBe(503);
+    const back = await startManager({ port, dataDir: IN_MEMORY });
+    try {
+      await expect.poll(async () => (await fetch(`${gateway.url}/readyz`)).status, { timeout: 20_000, interval: 200 }).toBe(200);
+      expect((await fetch(`${gateway.url}/readyz`)).status).toBe(200);
+    } finally {
+      await back.close();
+    }
+    expect(readiness().map((line) => [line.level, line.msg, line.ready])).toEqual([
+      [30, "readiness: the Manager is ready", true],
+      [40, "readiness: the Manager is not ready", false],
+      [30, "readiness: the Manager is ready", true],
+    ]);
+    expect(readiness()[1]).toMatchObject({ code: "UNAVAILABLE" });
+    expect(readiness()[1]?.reason).toBeTypeOf("string");
+    // Neither the readiness lines nor anything else logged for the probes carries a stack.
+    expect(gateway.lines.filter((line) => line.level === 50)).toEqual([]);
+    expect(JSON.stringify(gateway.lines)).not.toContain('"stack"');
+  }, 30_000);
+});
