@@ -60,6 +60,21 @@ describe("repeated keys", () => {
     expect(refusal(nested('{"k":1,"k":2}')).errors).toEqual([{ pointer: `${"/0".repeat(depth)}/k`, message: "is a repeated key (each name may appear once in an object)" }]);
   });
 
+  it("reads objects nested 100,000 deep too", () => {
+    const depth = 100_000;
+    expect(parseJsonBody(Buffer.from(`${'{"a":'.repeat(depth)}1${"}".repeat(depth)}`))).toBeTypeOf("object");
+  });
+
+  // Each text below writes as many `":` as the value keeps keys, so only the exact scan can find its repeat.
+  it.each([
+    ['{"a"  :":x","a"  :1}', "a key spaced from its colon by more than one blank, next to a value beginning with a colon"],
+    ['{"a" :":x","a" :1}', "a key spaced from its colon, next to a value beginning with a colon"],
+    ['{"a":"\\":","a":1}', "a value holding an escaped quote before a colon"],
+    ['{"x":[1],"a":1,"a":2}', "an array next to the repeat"],
+  ])("finds the repeat in %j (%s)", (text) => {
+    expect(pointers(text)).toEqual(["/a"]);
+  });
+
   it("escapes ~ and / in the pointer (RFC 6901)", () => {
     expect(pointers('{"x/y~z":1,"x/y~z":2}')).toEqual(["/x~1y~0z"]);
   });
@@ -154,6 +169,8 @@ describe("bytes and syntax", () => {
     { name: "a third byte over BF", bytes: [0xe1, 0x80, 0xc0] },
     { name: "a fourth byte over BF", bytes: [0xf1, 0x80, 0x80, 0xc0] },
     { name: "a sequence cut short by the end", bytes: [0xf1, 0x80, 0x80] },
+    { name: "continuation bytes with no lead", bytes: [0x80, 0x80, 0x80, 0x80] },
+    { name: "lead C1 followed by as many continuation bytes as any sequence has", bytes: [0xc1, 0xbf, 0xbf, 0xbf] },
   ])("refuses $name, at its first byte", ({ bytes }) => {
     expect(firstInvalidUtf8(Uint8Array.from([0x61, ...bytes]))).toBe(1);
   });
