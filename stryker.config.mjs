@@ -38,7 +38,8 @@ const config = {
   incrementalFile: `${out}/stryker-incremental.json`,
   tempDirName: ".stryker-tmp",
   cleanTempDir: true,
-  ignorePatterns: ["dist", "data", "coverage", "test-results", "reports", "bench", "docs"],
+  // Other runs' sandboxes too (a group run side by side with another, given its own --tempDirName).
+  ignorePatterns: ["dist", "data", "coverage", "test-results", "reports", "bench", "docs", ".stryker-tmp*"],
   reporters: ["html", "clear-text", "json", "progress"],
   htmlReporter: { fileName: `${out}/mutation.html` },
   jsonReporter: { fileName: `${out}/mutation.json` },

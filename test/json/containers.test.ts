@@ -4,6 +4,7 @@
 import { ScalarType, create } from "@bufbuild/protobuf";
 import { TimestampSchema } from "@bufbuild/protobuf/wkt";
 import { describe, expect, it } from "vitest";
+import { HostPortRangeSchema, JobIdSchema, OciMetadataSchema } from "../../src/gen/norsk/api/common_pb.js";
 import { JobSchema } from "../../src/gen/norsk/api/manager_pb.js";
 import { listCodec, mapCodec, wrapperCodec } from "../../src/json/containers.js";
 import { INVALID, Issues, MirrorError } from "../../src/json/errors.js";
@@ -126,5 +127,15 @@ describe("lists", () => {
 describe("wrapperCodec", () => {
   it("refuses to flatten a message that is not one scalar field", () => {
     expect(() => wrapperCodec(JobSchema)).toThrow("norsk.api.manager.Job cannot be flattened: it must have exactly one scalar field");
+    expect(() => wrapperCodec(HostPortRangeSchema)).toThrow("norsk.api.common.HostPortRange cannot be flattened: it must have exactly one scalar field");
+    expect(() => wrapperCodec(OciMetadataSchema)).toThrow("norsk.api.common.OciMetadata cannot be flattened: it must have exactly one scalar field");
+  });
+
+  it("reads its scalar into a new message, and is INVALID when the scalar is", () => {
+    const codec = wrapperCodec(JobIdSchema);
+    expect(codec.in("j-1", "/jobId", new Issues())).toEqual(create(JobIdSchema, { jobId: "j-1" }));
+    const issues = new Issues();
+    expect(codec.in(5, "/jobId", issues)).toBe(INVALID);
+    expect(issues.list.map((i) => i.pointer)).toEqual(["/jobId"]);
   });
 });
