@@ -81,7 +81,7 @@ function beforeCell(before: Before, file: string): string {
 const day = (date: Date | undefined): string => (date === undefined ? "" : date.toISOString().slice(0, 16).replace("T", " "));
 
 /** SCORES.md: the table of every module, then the total, then how each figure is made. */
-export function scoresMarkdown(rows: readonly Row[], before: Before, equivalents: ReadonlyMap<string, number>): string {
+export function scoresMarkdown(rows: readonly Row[], before: Before, equivalents: ReadonlyMap<string, number>, missing: readonly string[] = []): string {
   const header = [
     "| group | module | before | after | after, equivalents aside | killed | timed out | survived | no coverage | equivalent | report of (UTC) |",
     "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|",
@@ -110,5 +110,6 @@ export function scoresMarkdown(rows: readonly Row[], before: Before, equivalents
     ...header,
     ...lines,
     "",
+    ...(missing.length > 0 ? [`Groups with no report yet (not in the table or the total): ${missing.join(", ")}.`, ""] : []),
   ].join("\n");
 }

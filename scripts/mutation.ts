@@ -113,7 +113,8 @@ function summarize(groupNames: readonly string[]): Row[] {
     measured.set(name, statSync(file).mtime);
   }
   const rows = rowsOf(reports, measured);
-  const table = summaryTable(rows);
+  const missing = groupNames.filter((name) => !reports.has(name));
+  const table = `${summaryTable(rows)}${missing.length > 0 ? `\ngroups with no report yet (not in the total): ${missing.join(", ")}` : ""}`;
   const first = [...reports.values()][0];
   const merged = { schemaVersion: first?.schemaVersion ?? "1", thresholds: first?.thresholds ?? {}, files: Object.assign({}, ...[...reports.values()].map((r) => r.files)) as Report["files"] };
   mkdirSync(REPORTS, { recursive: true });
@@ -121,7 +122,7 @@ function summarize(groupNames: readonly string[]): Row[] {
   writeFileSync(resolve(REPORTS, "mutation.json"), JSON.stringify(merged));
   writeFileSync(resolve(REPORTS, "index.html"), indexHtml([...reports.keys()], table));
   const before = JSON.parse(readFileSync(resolve(ROOT, "test/mutation/before.json"), "utf8")) as Before;
-  writeFileSync(resolve(ROOT, "test/mutation/SCORES.md"), scoresMarkdown(rows, before, equivalentCounts(readFileSync(EQUIVALENT, "utf8"))));
+  writeFileSync(resolve(ROOT, "test/mutation/SCORES.md"), scoresMarkdown(rows, before, equivalentCounts(readFileSync(EQUIVALENT, "utf8")), missing));
   console.log(`\n${table}\n`);
   return rows;
 }
