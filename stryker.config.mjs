@@ -29,15 +29,17 @@ const config = {
   checkers: ["typescript"],
   // src and schemas only: a mutant that does not compile is a compile error whatever the tests say.
   tsconfigFile: "tsconfig.stryker.json",
-  // Two cores, shared: a checker and a test runner, then two runners once checking is done.
-  concurrency: 2,
+  // One test runner (and one checker): the machine's two cores are shared with other work, and
+  // a run must leave a core free. MUTATION_CONCURRENCY=<n> overrides it on a machine of one's own.
+  concurrency: Number(process.env.MUTATION_CONCURRENCY ?? 1),
   // A loaded machine runs slower than the dry run measured; a timeout counts as a kill, so be generous.
   timeoutMS: 10_000,
   incremental: false,
   incrementalFile: `${out}/stryker-incremental.json`,
   tempDirName: ".stryker-tmp",
   cleanTempDir: true,
-  ignorePatterns: ["dist", "data", "coverage", "test-results", "reports", "bench", "docs"],
+  // Other runs' sandboxes too (a group run side by side with another, given its own --tempDirName).
+  ignorePatterns: ["dist", "data", "coverage", "test-results", "reports", "bench", "docs", ".stryker-tmp*"],
   reporters: ["html", "clear-text", "json", "progress"],
   htmlReporter: { fileName: `${out}/mutation.html` },
   jsonReporter: { fileName: `${out}/mutation.json` },

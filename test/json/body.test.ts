@@ -53,6 +53,28 @@ describe("repeated keys", () => {
     expect(parseJsonBody(Buffer.from(deep('{"k":1}')))).toBeTypeOf("object");
   });
 
+  it("reads a body nested far deeper than a recursive count could go (100,000 arrays), and finds a repeat inside it", () => {
+    const depth = 100_000;
+    const nested = (inner: string) => `${"[".repeat(depth)}${inner}${"]".repeat(depth)}`;
+    expect(parseJsonBody(Buffer.from(nested('{"k":1}')))).toBeInstanceOf(Array);
+    expect(refusal(nested('{"k":1,"k":2}')).errors).toEqual([{ pointer: `${"/0".repeat(depth)}/k`, message: "is a repeated key (each name may appear once in an object)" }]);
+  });
+
+  it("reads objects nested 100,000 deep too", () => {
+    const depth = 100_000;
+    expect(parseJsonBody(Buffer.from(`${'{"a":'.repeat(depth)}1${"}".repeat(depth)}`))).toBeTypeOf("object");
+  });
+
+  // Each text below writes as many `":` as the value keeps keys, so only the exact scan can find its repeat.
+  it.each([
+    ['{"a"  :":x","a"  :1}', "a key spaced from its colon by more than one blank, next to a value beginning with a colon"],
+    ['{"a" :":x","a" :1}', "a key spaced from its colon, next to a value beginning with a colon"],
+    ['{"a":"\\":","a":1}', "a value holding an escaped quote before a colon"],
+    ['{"x":[1],"a":1,"a":2}', "an array next to the repeat"],
+  ])("finds the repeat in %j (%s)", (text) => {
+    expect(pointers(text)).toEqual(["/a"]);
+  });
+
   it("escapes ~ and / in the pointer (RFC 6901)", () => {
     expect(pointers('{"x/y~z":1,"x/y~z":2}')).toEqual(["/x~1y~0z"]);
   });
@@ -71,6 +93,19 @@ describe("prototype-poisoning keys", () => {
     expect(refusal('{"a":[{"__proto__":{"admin":true}}]}').errors).toEqual([
       { pointer: "/a/0/__proto__", message: "is not allowed (a prototype-poisoning key)" },
     ]);
+  });
+
+  it("allows constructor and prototype on their own in a body that is scanned key by key (it repeats a key)", () => {
+    expect(refusal('{"constructor":{"name":"c","x":{"prototype":1}},"prototype":{"constructor":1},"y":{"prototype":{}},"r":1,"r":2}').errors).toEqual([
+      { pointer: "/r", message: "is a repeated key (each name may appear once in an object)" },
+    ]);
+  });
+
+  it("says why constructor.prototype is refused", () => {
+    expect(refusal('{"constructor":{"prototype":{}}}')).toEqual({
+      detail: "the request body repeats a key or has a forbidden one",
+      errors: [{ pointer: "/constructor/prototype", message: "is not allowed (constructor.prototype poisons prototypes)" }],
+    });
   });
 
   it("refuses constructor.prototype, and allows constructor and prototype on their own", () => {
@@ -104,6 +139,42 @@ describe("bytes and syntax", () => {
     expect(firstInvalidUtf8(Uint8Array.from(bytes))).toBe(offset);
   });
 
+  // RFC 3629 §4: each lead byte's range, and the second byte's range that depends on it, at both ends.
+  it.each([
+    { name: "U+0080, the first two-byte character (lead C2)", bytes: [0xc2, 0x80] },
+    { name: "U+07FF, the last two-byte character (lead DF)", bytes: [0xdf, 0xbf] },
+    { name: "U+0800, the first three-byte character (lead E0, second byte from A0)", bytes: [0xe0, 0xa0, 0x80] },
+    { name: "U+1000 (lead E1, second byte from 80)", bytes: [0xe1, 0x80, 0x80] },
+    { name: "U+D7FF, the last before the surrogates (lead ED, second byte up to 9F)", bytes: [0xed, 0x9f, 0xbf] },
+    { name: "U+FFFF (lead EF)", bytes: [0xef, 0xbf, 0xbf] },
+    { name: "U+10000, the first four-byte character (lead F0, second byte from 90)", bytes: [0xf0, 0x90, 0x80, 0x80] },
+    { name: "U+40000 (lead F1)", bytes: [0xf1, 0x80, 0x80, 0x80] },
+    { name: "U+FFFFF (lead F3)", bytes: [0xf3, 0xbf, 0xbf, 0xbf] },
+    { name: "U+10FFFF, the last character (lead F4, second byte up to 8F)", bytes: [0xf4, 0x8f, 0xbf, 0xbf] },
+  ])("reads $name as one well-formed sequence", ({ bytes }) => {
+    expect(firstInvalidUtf8(Uint8Array.from([0x61, ...bytes, 0x62]))).toBe(bytes.length + 2);
+  });
+
+  it.each([
+    { name: "lead C1 (an overlong two-byte form)", bytes: [0xc1, 0xbf] },
+    { name: "lead E0 with a second byte under A0 (overlong)", bytes: [0xe0, 0x9f, 0xbf] },
+    { name: "lead ED with a second byte over 9F (a surrogate)", bytes: [0xed, 0xa0, 0x80] },
+    { name: "lead F0 with a second byte under 90 (overlong)", bytes: [0xf0, 0x8f, 0xbf, 0xbf] },
+    { name: "lead F4 with a second byte over 8F (above U+10FFFF)", bytes: [0xf4, 0x90, 0x80, 0x80] },
+    { name: "lead F5 (nothing starts with it)", bytes: [0xf5, 0x80, 0x80, 0x80] },
+    { name: "lead F8", bytes: [0xf8, 0x80, 0x80, 0x80] },
+    { name: "a second byte under 80", bytes: [0xc3, 0x7f] },
+    { name: "a second byte over BF", bytes: [0xc3, 0xc0] },
+    { name: "a third byte under 80", bytes: [0xe1, 0x80, 0x7f] },
+    { name: "a third byte over BF", bytes: [0xe1, 0x80, 0xc0] },
+    { name: "a fourth byte over BF", bytes: [0xf1, 0x80, 0x80, 0xc0] },
+    { name: "a sequence cut short by the end", bytes: [0xf1, 0x80, 0x80] },
+    { name: "continuation bytes with no lead", bytes: [0x80, 0x80, 0x80, 0x80] },
+    { name: "lead C1 followed by as many continuation bytes as any sequence has", bytes: [0xc1, 0xbf, 0xbf, 0xbf] },
+  ])("refuses $name, at its first byte", ({ bytes }) => {
+    expect(firstInvalidUtf8(Uint8Array.from([0x61, ...bytes]))).toBe(1);
+  });
+
   it("reads well-formed UTF-8 of every length, and ignores a leading byte order mark", () => {
     const text = '{"s":"aé€𝄞"}';
     expect(firstInvalidUtf8(Buffer.from(text))).toBe(Buffer.byteLength(text));
@@ -115,6 +186,17 @@ describe("bytes and syntax", () => {
     const bad = refusal('{"secret-token": ');
     expect(bad.detail).toBe("the request body is not valid JSON");
     expect(JSON.stringify(bad)).not.toContain("secret-token");
+  });
+});
+
+describe("where a syntax error is", () => {
+  it.each([
+    ["[1 2]", "is not valid JSON (at character 3)"],
+    ['{"abcdefgh":1}}', "is not valid JSON (at character 14)"],
+    ["tru", "is not valid JSON"],
+    ["{\"a\": x}", "is not valid JSON"],
+  ])("refuses %j saying %j: the character when JSON.parse names one, and never the text", (text, message) => {
+    expect(refusal(text)).toEqual({ detail: "the request body is not valid JSON", errors: [{ pointer: "", message }] });
   });
 });
 

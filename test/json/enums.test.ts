@@ -1,7 +1,11 @@
-import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
+import { create, createFileRegistry, fromBinary, toBinary } from "@bufbuild/protobuf";
+import type { DescEnum } from "@bufbuild/protobuf";
+import { FileDescriptorProtoSchema } from "@bufbuild/protobuf/wkt";
 import { describe, expect, it } from "vitest";
 import type { Cloud } from "../../src/gen/norsk/api/manager_pb.js";
 import { JobHistoryJobStoppingSchema, JobHistoryJobStopping_Reason, JobSchema, Job_JobState } from "../../src/gen/norsk/api/manager_pb.js";
+import { enumCodec } from "../../src/json/enums.js";
+import { INVALID, Issues } from "../../src/json/errors.js";
 import { jobFromJson, jobToJson } from "../../src/json/job.js";
 import { messageToJson } from "../../src/json/mirror.js";
 import { issueOf, jobBody } from "./helpers.js";
@@ -54,5 +58,63 @@ describe("enums: lower-case names, numbers only for values the gateway does not 
 
   it("knows the generated enum: PRE is 0", () => {
     expect(Job_JobState.PRE).toBe(0);
+  });
+});
+
+/** An enum made from its descriptor, as protoc would describe `enum <name> { ... }` in package test. */
+function enumOf(name: string, values: readonly (readonly [string, number])[]): DescEnum {
+  const file = create(FileDescriptorProtoSchema, {
+    name: `test/${name}.proto`,
+    package: "test",
+    syntax: "proto3",
+    enumType: [{ name, value: values.map(([valueName, number]) => ({ name: valueName, number })), options: { allowAlias: true } }],
+  });
+  const desc = createFileRegistry(file, () => undefined).getEnum(`test.${name}`);
+  if (desc === undefined) throw new Error(`no enum test.${name}`);
+  return desc;
+}
+
+describe("enumCodec on enums of any shape", () => {
+  it("refuses an enum whose names differ only in case: its lower-case names would be ambiguous", () => {
+    expect(() => enumCodec(enumOf("CaseClash", [["ON", 0], ["On", 1]]))).toThrow(
+      "enum test.CaseClash: On clashes with another value in lower case",
+    );
+  });
+
+  it("accepts an alias that differs only in case, as the same number", () => {
+    const codec = enumCodec(enumOf("CaseAlias", [["OFF", 0], ["ON", 1], ["on", 1]]));
+    expect(codec.in("on", "", new Issues())).toBe(1);
+    expect(codec.out(1)).toBe("on");
+  });
+
+  it("writes an aliased number with its first name", () => {
+    const codec = enumCodec(enumOf("Aliased", [["NONE", 0], ["STARTED", 1], ["RUNNING", 1]]));
+    expect(codec.out(1)).toBe("started");
+    expect(codec.in("running", "", new Issues())).toBe(1);
+  });
+
+  it("lists every name in its refusal, in declaration order", () => {
+    const issues = new Issues();
+    expect(enumCodec(enumOf("Listed", [["RED", 0], ["GREEN", 1], ["BLUE", 2]])).in("grey", "/colour", issues)).toBe(INVALID);
+    expect(issues.list).toEqual([
+      {
+        pointer: "/colour",
+        message: 'must be one of "red", "green", "blue", or an integer that is not one of their numbers (a value this gateway does not know), not the string "grey"',
+      },
+    ]);
+  });
+
+  it("keeps unknown numbers across the whole int32 range, and refuses one beyond it", () => {
+    const codec = enumCodec(enumOf("Wide", [["ZERO", 0]]));
+    for (const number of [-2147483648, 2147483647]) {
+      const issues = new Issues();
+      expect(codec.in(number, "/n", issues)).toBe(number);
+      expect(issues.list).toEqual([]);
+    }
+    for (const number of [-2147483649, 2147483648]) {
+      const issues = new Issues();
+      expect(codec.in(number, "/n", issues)).toBe(INVALID);
+      expect(issues.list[0]?.message).toMatch(/^must be one of "zero", or an integer .* not the number -?214748364[89]$/);
+    }
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { CreateAwsNodeRequestSchema, JobSchema } from "../../src/gen/norsk/api/manager_pb.js";
-import { MirrorError, escapeToken } from "../../src/json/errors.js";
+import { MirrorError, describe as describeValue, escapeToken, setOwn } from "../../src/json/errors.js";
 import { jobFromJson, jobToJson } from "../../src/json/job.js";
 import { messageFromJson } from "../../src/json/mirror.js";
 import { issueOf, issuesOf, jobBody } from "./helpers.js";
@@ -120,5 +120,69 @@ describe("messageToJson checks the message type", () => {
   it("refuses a message of another type", () => {
     const job = jobFromJson(jobBody());
     expect(() => jobToJson({ ...job, $typeName: "norsk.api.manager.JobHash" } as unknown as typeof job)).toThrow(TypeError);
+  });
+});
+
+describe("MirrorError's message: the first problem, then how many more", () => {
+  it("is named MirrorError, as error logs and problem renderers see it", () => {
+    expect(new MirrorError([{ pointer: "/a", message: "m" }]).name).toBe("MirrorError");
+  });
+
+  it("names the one problem alone, with no count", () => {
+    expect(new MirrorError([{ pointer: "/jobId", message: "must be a string" }]).message).toBe("/jobId: must be a string");
+  });
+
+  it("names the root pointer (the empty string) as (root)", () => {
+    expect(new MirrorError([{ pointer: "", message: "must be an object" }]).message).toBe("(root): must be an object");
+  });
+
+  it("counts the problems after the first", () => {
+    const issues = [
+      { pointer: "/a", message: "x" },
+      { pointer: "/b", message: "y" },
+      { pointer: "/c", message: "z" },
+    ];
+    expect(new MirrorError(issues).message).toBe("/a: x (and 2 more)");
+    expect(new MirrorError(issues).errors).toEqual(issues);
+  });
+
+  it("says invalid value when it is given no problem", () => {
+    expect(new MirrorError([]).message).toBe("invalid value");
+  });
+});
+
+describe("describe: what a value was, in a message", () => {
+  it.each([
+    [null, "null"],
+    [[1, 2], "an array"],
+    [{ a: 1 }, "an object"],
+    [7.5, "the number 7.5"],
+    [true, "the boolean true"],
+    [false, "the boolean false"],
+    ["job", 'the string "job"'],
+    ['say "hi"', 'the string "say \\"hi\\""'],
+    [undefined, "undefined"],
+  ])("describes %j as %s", (value, text) => {
+    expect(describeValue(value)).toBe(text);
+  });
+
+  it("quotes a string of 40 characters whole and cuts a longer one after 40, with an ellipsis", () => {
+    const forty = "x".repeat(40);
+    expect(describeValue(forty)).toBe(`the string "${forty}"`);
+    expect(describeValue(`${forty}yz`)).toBe(`the string "${forty}…"`);
+  });
+});
+
+describe("setOwn: a key __proto__ is an ordinary member", () => {
+  it("makes __proto__ an own member like any other: enumerable, writable, configurable", () => {
+    const target: Record<string, number> = {};
+    setOwn(target, "__proto__", 1);
+    setOwn(target, "a", 2);
+    expect(Object.getOwnPropertyDescriptor(target, "__proto__")).toEqual({ value: 1, enumerable: true, writable: true, configurable: true });
+    expect(Object.getPrototypeOf(target)).toBe(Object.prototype);
+    setOwn(target, "__proto__", 3);
+    expect(Object.getOwnPropertyDescriptor(target, "__proto__")?.value).toBe(3);
+    expect(Reflect.deleteProperty(target, "__proto__")).toBe(true);
+    expect(Object.keys(target)).toEqual(["a"]);
   });
 });

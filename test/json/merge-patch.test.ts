@@ -38,6 +38,22 @@ describe("applyMergePatch", () => {
     expect(patch).toEqual({ a: { c: 2 } });
   });
 
+  it("keeps the target's members in their order, patched ones in place, new ones after", () => {
+    const result = applyMergePatch({ a: 1, b: 2, c: 3 }, { b: 20, d: 4, a: null });
+    expect(Object.keys(result as object)).toEqual(["b", "c", "d"]);
+    expect(JSON.stringify(applyMergePatch({ a: 1, b: 2 }, { a: 10 }))).toBe('{"a":10,"b":2}');
+  });
+
+  it("gives ordinary members, which a caller can change and delete, as JSON.parse does", () => {
+    const result = applyMergePatch({ a: 1 }, { a: 2, b: 3 }) as Record<string, unknown>;
+    for (const key of ["a", "b"]) {
+      expect(Object.getOwnPropertyDescriptor(result, key)).toEqual({ value: result[key], enumerable: true, writable: true, configurable: true });
+    }
+    result.a = 5;
+    expect(Reflect.deleteProperty(result, "b")).toBe(true);
+    expect(result).toEqual({ a: 5 });
+  });
+
   it("treats a __proto__ key as data, never as a prototype", () => {
     const patch: unknown = JSON.parse('{"tags": {"__proto__": {"polluted": "yes"}}}');
     const result = applyMergePatch({ tags: {} }, patch) as { tags: Record<string, unknown> };
@@ -74,6 +90,14 @@ describe("mergePatchMessage", () => {
   it("resets a field the patch removes with null", () => {
     const next = mergePatchMessage(JobSchema, jobFromNewerManager(), { description: null });
     expect(next.description).toBe("");
+  });
+
+  it("unsets a message field and an optional field the patch removes with null, rather than setting them empty", () => {
+    const read = messageFromJson(JobSchema, jobBody({ norskServiceParameters: { cpuSet: [1] }, launchConfigJson: "{}" }));
+    const next = mergePatchMessage(JobSchema, read, { norskServiceParameters: null, launchConfigJson: null });
+    expect(next.norskServiceParameters).toBeUndefined();
+    expect(next.launchConfigJson).toBeUndefined();
+    expect(messageToJson(JobSchema, next)).not.toHaveProperty("launchConfigJson");
   });
 
   it("treats a oneof member as its whole oneof", () => {

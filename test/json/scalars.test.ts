@@ -1,9 +1,11 @@
-import { create, equals, fromBinary, isMessage, toBinary } from "@bufbuild/protobuf";
+import { ScalarType, create, equals, fromBinary, isMessage, toBinary } from "@bufbuild/protobuf";
 import { describe, expect, it } from "vitest";
 import { LogSchema } from "../../src/gen/norsk/api/common_pb.js";
 import { JobRequirementsSchema, JobSchema } from "../../src/gen/norsk/api/manager_pb.js";
+import { INVALID, Issues } from "../../src/json/errors.js";
 import { jobFromJson, jobToJson } from "../../src/json/job.js";
 import { messageFromJson, messageToJson } from "../../src/json/mirror.js";
+import { scalarCodec } from "../../src/json/scalars.js";
 import { issueOf, jobBody } from "./helpers.js";
 
 const INT64_RANGE = "must be a decimal string of an int64 between -9223372036854775808 and 9223372036854775807";
@@ -130,5 +132,50 @@ describe("a Job built from JSON is a real protobuf-es message", () => {
     const job = jobFromJson(jobBody({ currentHash: "-1", launchConfigJson: "" }));
     expect(isMessage(job, JobSchema)).toBe(true);
     expect(equals(JobSchema, fromBinary(JobSchema, toBinary(JobSchema, job)), job)).toBe(true);
+  });
+});
+
+describe("each scalar codec's refusal, word for word", () => {
+  function refusal(type: ScalarType, json: unknown): string | undefined {
+    const issues = new Issues();
+    expect(scalarCodec(type, false).in(json, "/v", issues)).toBe(INVALID);
+    return issues.list[0]?.message;
+  }
+
+  it("int64 given a JSON number: says to write it as a string, with the digits to write", () => {
+    expect(refusal(ScalarType.INT64, 12)).toBe(
+      'must be a decimal string of an int64 between -9223372036854775808 and 9223372036854775807, not the number 12 (a JSON number cannot carry 64 bits exactly: write "12")',
+    );
+  });
+
+  it("int64 given something else: no hint about numbers", () => {
+    expect(refusal(ScalarType.UINT64, true)).toBe("must be a decimal string of an uint64 between 0 and 18446744073709551615, not the boolean true");
+  });
+
+  it("int32 names its type and range", () => {
+    expect(refusal(ScalarType.INT32, 2147483648)).toBe("must be an integer (int32) between -2147483648 and 2147483647, not the number 2147483648");
+    expect(refusal(ScalarType.UINT32, -1)).toBe("must be an integer (uint32) between 0 and 4294967295, not the number -1");
+  });
+
+  it("float and double: the range for a number too large, none for a value of another type", () => {
+    expect(refusal(ScalarType.FLOAT, 1e39)).toBe(
+      'must be a number (float) within ±3.4028234663852886e+38 or one of "NaN", "Infinity", "-Infinity", not the number 1e+39',
+    );
+    expect(refusal(ScalarType.DOUBLE, "1.5")).toBe('must be a number (double) or one of "NaN", "Infinity", "-Infinity", not the string "1.5"');
+  });
+
+  it("bool and bytes say what they got", () => {
+    expect(refusal(ScalarType.BOOL, "true")).toBe('must be a boolean, not the string "true"');
+    expect(refusal(ScalarType.BYTES, "not base64!")).toBe('must be a base64 string, not the string "not base64!"');
+  });
+
+  it("reads JSON -0 as the integer 0, never -0", () => {
+    for (const type of [ScalarType.INT32, ScalarType.UINT32, ScalarType.SINT32]) {
+      expect(Object.is(scalarCodec(type, false).in(-0, "/v", new Issues()), 0)).toBe(true);
+    }
+  });
+
+  it("reads base64 bytes", () => {
+    expect(scalarCodec(ScalarType.BYTES, false).in("aGk=", "/v", new Issues())).toEqual(new Uint8Array([0x68, 0x69]));
   });
 });

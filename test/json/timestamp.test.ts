@@ -3,10 +3,10 @@ import { TimestampSchema } from "@bufbuild/protobuf/wkt";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { JobSchema } from "../../src/gen/norsk/api/manager_pb.js";
-import { MirrorError } from "../../src/json/errors.js";
+import { INVALID, Issues, MirrorError } from "../../src/json/errors.js";
 import { jobFromJson, jobToJson } from "../../src/json/job.js";
 import { messageToJson } from "../../src/json/mirror.js";
-import { formatTimestamp } from "../../src/json/timestamp.js";
+import { formatTimestamp, timestampCodec } from "../../src/json/timestamp.js";
 import { MAX_SECONDS, MIN_SECONDS, civilFromDays, daysFromCivil, parseTimestamp } from "../../src/lexical/timestamp.js";
 import { timestamp } from "./arbitraries.js";
 import { issueOf, jobBody } from "./helpers.js";
@@ -43,6 +43,37 @@ describe("Timestamp output: UTC, Z, 0/3/6/9 fractional digits", () => {
       expect((error as MirrorError).errors[0]?.pointer).toBe("/startDateTime");
     }
     expect(() => formatTimestamp(0n, -1)).toThrow(MirrorError);
+  });
+
+  it.each([
+    [MIN_SECONDS - 1n, 0],
+    [MAX_SECONDS + 1n, 0],
+    [0n, -1],
+    [0n, 1_000_000_000],
+    [0n, 0.5],
+  ])("refuses {seconds: %s, nanos: %s}, saying which timestamp and the range", (seconds, nanos) => {
+    try {
+      formatTimestamp(seconds, nanos);
+      expect.fail("expected a MirrorError");
+    } catch (error) {
+      expect(error).toBeInstanceOf(MirrorError);
+      expect((error as MirrorError).errors).toEqual([
+        { pointer: "", message: `timestamp {seconds: ${seconds}, nanos: ${nanos}} is outside 0001-01-01..9999-12-31` },
+      ]);
+    }
+  });
+});
+
+describe("timestampCodec: a timestamp is a string", () => {
+  it("refuses a value of another type, saying what an RFC 3339 date-time looks like and what it got", () => {
+    const issues = new Issues();
+    expect(timestampCodec.in(1764669600, "/t", issues)).toBe(INVALID);
+    expect(issues.list).toEqual([
+      {
+        pointer: "/t",
+        message: "must be an RFC 3339 date-time with a time zone, such as 2025-12-02T10:00:00Z or 2025-12-02T11:00:00.5+01:00, not the number 1764669600",
+      },
+    ]);
   });
 });
 
