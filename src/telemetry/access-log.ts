@@ -4,7 +4,7 @@
 // are left out: a kubelet asks every few seconds, and what matters about readiness, a change
 // of state, is logged by the readiness route itself (src/routes/health.ts).
 import type { FastifyReply, FastifyRequest, onRequestHookHandler } from "fastify";
-import { routeOf, traceIdOfHeader } from "./request-facts.js";
+import { bytesWrittenOf, contentLength, routeOf, traceIdOfHeader } from "./request-facts.js";
 
 /** Which requests get a line: every one, those answered 4xx/5xx (or cut), or none. */
 export type AccessLogMode = "on" | "errors" | "off";
@@ -76,16 +76,4 @@ function lineOf(request: FastifyRequest, reply: FastifyReply, start: Start): Acc
     ...(start.traceId === undefined ? {} : { traceId: start.traceId }),
     ...(reply.raw.writableFinished ? {} : { aborted: true as const }),
   };
-}
-
-/** What the connection has written so far; undefined without a real socket (app.inject). */
-function bytesWrittenOf(request: FastifyRequest): number | undefined {
-  const socket = request.raw.socket as { bytesWritten?: unknown } | null;
-  return typeof socket?.bytesWritten === "number" ? socket.bytesWritten : undefined;
-}
-
-/** Without a real socket (app.inject), the declared length of the body. */
-function contentLength(reply: FastifyReply): number {
-  const header = reply.getHeader("content-length");
-  return header === undefined ? 0 : Number(header);
 }

@@ -2,7 +2,7 @@
 // sized when its answer is over (sent, or cut by the client leaving, as the access log does).
 import type { FastifyRequest, onRequestHookHandler } from "fastify";
 import type { GatewayMetrics } from "./metrics.js";
-import { routeOf } from "./request-facts.js";
+import { bytesWrittenOf, contentLength, routeOf } from "./request-facts.js";
 
 /** The route label of a request that matched no route. */
 export const UNROUTED = "unrouted";
@@ -20,16 +20,15 @@ export function httpMetricsHook(metrics: GatewayMetrics): onRequestHookHandler {
     const method = request.method;
     const route = routeOf(request) ?? UNROUTED;
     const started = performance.now();
-    const socket = request.raw.socket as { bytesWritten?: unknown } | null;
-    const written = typeof socket?.bytesWritten === "number" ? socket.bytesWritten : undefined;
+    const written = bytesWrittenOf(request);
     metrics.httpInFlight.inc({ method, route });
     reply.raw.once("close", () => {
       const status = String(reply.statusCode);
       metrics.httpInFlight.dec({ method, route });
       metrics.httpRequests.inc({ method, route, status });
       metrics.httpDuration.observe({ method, route, status }, (performance.now() - started) / 1000);
-      const after = typeof socket?.bytesWritten === "number" ? socket.bytesWritten : undefined;
-      const sent = written === undefined || after === undefined ? Number(reply.getHeader("content-length") ?? 0) : after - written;
+      const after = bytesWrittenOf(request);
+      const sent = written === undefined || after === undefined ? contentLength(reply) : after - written;
       metrics.httpResponseBytes.observe({ method, route }, sent);
       const read = bodyBytes.get(request);
       if (read !== undefined) metrics.httpRequestBytes.observe({ method, route }, read);

@@ -1,5 +1,5 @@
 // Facts about a request that the access log, the metrics and the traces all name the same way.
-import type { FastifyRequest } from "fastify";
+import type { FastifyReply, FastifyRequest } from "fastify";
 
 /**
  * The template of the route that matched ("/v1/jobs/:jobId"), or null when none did: never
@@ -18,4 +18,16 @@ export function traceIdOfHeader(header: string | string[] | undefined): string |
   if (typeof header !== "string") return undefined;
   const traceId = TRACEPARENT.exec(header)?.[1];
   return traceId === undefined || traceId === ZERO_TRACE ? undefined : traceId;
+}
+
+/** What the connection has written so far; undefined without a real socket (app.inject). */
+export function bytesWrittenOf(request: FastifyRequest): number | undefined {
+  const socket = request.raw.socket as { bytesWritten?: unknown } | null;
+  return typeof socket?.bytesWritten === "number" ? socket.bytesWritten : undefined;
+}
+
+/** Without a real socket (app.inject), the declared length of the body. */
+export function contentLength(reply: FastifyReply): number {
+  const header = reply.getHeader("content-length");
+  return header === undefined ? 0 : Number(header);
 }
