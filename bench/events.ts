@@ -5,12 +5,11 @@
 // per-client figure is (idle with clients - before) / clients. The Manager and the gateway run
 // as child processes (built dist/); everything is on loopback, bounded in count and time.
 import { execFileSync } from "node:child_process";
-import { readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startGatewayProcess, startManagerProcess } from "./processes.js";
+import { cpuSeconds, rssKiB, startGatewayProcess, startManagerProcess } from "./processes.js";
 import { percentile } from "./stats.js";
 
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 1000);
@@ -22,16 +21,6 @@ const DRAIN_TIMEOUT_S = Number(process.env.BENCH_DRAIN_TIMEOUT_S ?? 300);
 const KIB = 1024;
 
 /** Resident memory of a process, in KiB (Linux). */
-function rssKiB(pid: number): number {
-  const match = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
-  return Number(match?.[1] ?? Number.NaN);
-}
-
-/** CPU time a process has used, user + system, in seconds (Linux). */
-function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
-  return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ 100)
-}
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -1,27 +1,47 @@
-// npm run bench: the gateway's GET /v1/jobs/{id} and PUT /v1/jobs/{id}, driven by autocannon,
-// against the same JobSearch and UpdateJob calls made straight to the same Manager with our
-// gRPC client, at the same concurrency, in the same run. The ratio gateway/direct is what a
-// user pays for HTTP/JSON. The Manager and the gateway run as child processes (built dist/).
+// npm run bench: the gateway's everyday calls at 50 connections, against grpc-gateway when a peer
+// binary is given, and against the same calls made straight to the Manager over gRPC, all in
+// one run and in front of one reference Manager (built dist/, SQLite on disk):
+//   - GET one job: every connection reads the same job (the peer: POST /v1/jobs:search with an
+//     id filter, as it has no GET route), then the same spread over 64 jobs;
+//   - search by tag: GET /v1/jobs?tag=group:gN (4 jobs of 64 each, 16 groups in turn; the peer:
+//     POST /v1/jobs:search with a tag filter);
+//   - PUT one job: a full replacement of one of the 64 jobs, unconditional (currentHash "0"),
+//     the same content on both gateways (ours in its JSON, the peer's in canonical proto JSON).
+// Targets run in alternating order, BENCH_ROUNDS rounds of BENCH_SECONDS each; medians are
+// reported. CPU per request is read from /proc for the gateway (or the peer) and the Manager;
+// for the direct calls, "gateway" is this process, which makes them.
+//
+// PEER_GATEWAY=<binary>: a grpc-gateway build for this API (flags -listen and -backend; see
+// BENCHMARKS.md for how it is built). BENCH_GATEWAY_ARGS adds flags to our gateway (e.g.
+// "--coalesce-reads off"); BENCH_ONLY=<text> runs only the scenarios whose name contains it.
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { execFileSync } from "node:child_process";
 import autocannon from "autocannon";
 import { connectManager } from "../src/grpc/manager-connection.js";
+import type { ManagerConnection } from "../src/grpc/manager-connection.js";
 import { jobFromJson } from "../src/json/index.js";
-import { startGatewayProcess, startManagerProcess } from "./processes.js";
-import { drive, line, rate } from "./stats.js";
-import type { Result } from "./stats.js";
+import { cpuSeconds, startGatewayProcess, startManagerProcess, startPeer } from "./processes.js";
+import type { Child } from "./processes.js";
+import { drive, percentile } from "./stats.js";
 
-const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const PEER = process.env.PEER_GATEWAY;
+/** Only the scenarios whose name contains this text (e.g. "GET", "PUT"). Default: all. */
+const ONLY = process.env.BENCH_ONLY ?? "";
+const GATEWAY_ARGS = (process.env.BENCH_GATEWAY_ARGS ?? "").split(" ").filter((arg) => arg !== "");
 const JOBS = 64;
+const GROUPS = 16;
 
-const jobJson = (i: number): Record<string, unknown> => ({
+/** One job in our JSON: the Job mirror (docs/ARCHITECTURE.md §3). */
+const ourJob = (i: number): Record<string, unknown> => ({
   jobId: `bench-${i}`,
   startDateTime: "2026-12-24T18:00:00.123456789Z",
   description: "benchmark job",
-  tags: { env: "bench", index: String(i) },
+  tags: { env: "bench", group: `g${i % GROUPS}`, index: String(i) },
   currentHash: "0",
   services: [
     {
@@ -31,81 +51,185 @@ const jobJson = (i: number): Record<string, unknown> => ({
       parameters: { portMappings: [{ containerPort: 8080, protocol: "tcp", specific: { port: 80 } }], cpuSet: [0, 1] },
     },
   ],
-  launchConfigJson: "",
 });
 
-async function http(name: string, url: string, method: "GET" | "PUT", body?: (i: number) => string): Promise<Result> {
-  let i = 0;
+/** The same job in canonical proto JSON, as grpc-gateway reads it. */
+const peerJob = (i: number): Record<string, unknown> => ({
+  jobId: { jobId: `bench-${i}` },
+  startDateTime: "2026-12-24T18:00:00.123456789Z",
+  description: "benchmark job",
+  tags: { env: "bench", group: `g${i % GROUPS}`, index: String(i) },
+  currentHash: "0",
+  services: [
+    {
+      name: "norsk",
+      docker: { containerUrl: { url: "docker.io/norskvideo/norsk:latest" } },
+      restart: "ON_FAILURE",
+      parameters: { portMappings: [{ containerPort: 8080, protocol: "TCP", specific: { port: 80 } }], cpuSet: [0, 1] },
+    },
+  ],
+});
+
+interface HttpRequest {
+  readonly method: "GET" | "POST" | "PUT";
+  readonly path: string;
+  readonly body?: string;
+}
+
+const peerSearch = (filter: Record<string, unknown>): HttpRequest => ({ method: "POST", path: "/v1/jobs:search", body: JSON.stringify({ jobFilter: [filter] }) });
+const idEq = (n: number) => ({ jobFilter: [{ jobFilter: { case: "idFilter" as const, value: { comparison: { case: "eq" as const, value: `bench-${n}` } } } }] });
+const tagEq = (n: number) => ({
+  jobFilter: [{ jobFilter: { case: "tagFilter" as const, value: { tagName: "group", comparison: { case: "eq" as const, value: `g${n % GROUPS}` } } } }],
+});
+
+async function drain(stream: AsyncIterable<unknown>): Promise<void> {
+  for await (const _ of stream) {
+    /* read to the end, as the gateway does */
+  }
+}
+
+interface Scenario {
+  readonly name: string;
+  readonly ours: (n: number) => HttpRequest;
+  readonly peer: (n: number) => HttpRequest;
+  readonly direct: (direct: ManagerConnection, n: number) => Promise<unknown>;
+}
+
+const SCENARIOS: readonly Scenario[] = [
+  {
+    name: "GET one job",
+    ours: () => ({ method: "GET", path: "/v1/jobs/bench-0" }),
+    peer: () => peerSearch({ idFilter: { eq: "bench-0" } }),
+    direct: (direct) => drain(direct.manager.jobSearch(idEq(0))),
+  },
+  {
+    name: "GET one of 64 jobs",
+    ours: (n) => ({ method: "GET", path: `/v1/jobs/bench-${n % JOBS}` }),
+    peer: (n) => peerSearch({ idFilter: { eq: `bench-${n % JOBS}` } }),
+    direct: (direct, n) => drain(direct.manager.jobSearch(idEq(n % JOBS))),
+  },
+  {
+    name: "search by tag (4 of 64 jobs)",
+    ours: (n) => ({ method: "GET", path: `/v1/jobs?tag=group:g${n % GROUPS}` }),
+    peer: (n) => peerSearch({ tagFilter: { tagName: "group", eq: `g${n % GROUPS}` } }),
+    direct: (direct, n) => drain(direct.manager.jobSearch(tagEq(n))),
+  },
+  {
+    name: "PUT one job",
+    ours: (n) => ({ method: "PUT", path: `/v1/jobs/bench-${n % JOBS}`, body: JSON.stringify(ourJob(n % JOBS)) }),
+    peer: (n) => ({ method: "PUT", path: `/v1/jobs/bench-${n % JOBS}`, body: JSON.stringify(peerJob(n % JOBS)) }),
+    direct: (direct, n) => direct.manager.updateJob(jobFromJson(ourJob(n % JOBS))),
+  },
+];
+
+interface Run {
+  readonly target: string;
+  readonly requests: number;
+  readonly seconds: number;
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+  readonly failures: number;
+  /** CPU of the gateway (or the peer, or this process for direct calls) per request, µs. */
+  readonly gatewayCpuUs: number;
+  readonly managerCpuUs: number;
+}
+
+const ownCpuSeconds = (): number => {
+  const usage = process.cpuUsage();
+  return (usage.user + usage.system) / 1e6;
+};
+
+async function measured(target: string, cpuOf: () => number, manager: Child, load: () => Promise<Omit<Run, "target" | "gatewayCpuUs" | "managerCpuUs">>): Promise<Run> {
+  const before = { gateway: cpuOf(), manager: cpuSeconds(manager.pid) };
+  const result = await load();
+  const perRequest = (seconds: number): number => (seconds * 1e6) / Math.max(1, result.requests);
+  return {
+    target,
+    ...result,
+    gatewayCpuUs: perRequest(cpuOf() - before.gateway),
+    managerCpuUs: perRequest(cpuSeconds(manager.pid) - before.manager),
+  };
+}
+
+async function viaHttp(base: string, make: (n: number) => HttpRequest, seconds: number): Promise<Omit<Run, "target" | "gatewayCpuUs" | "managerCpuUs">> {
+  let n = 0;
   const result = await autocannon({
-    url,
-    connections: CONCURRENCY,
-    duration: SECONDS,
+    url: base,
+    connections: CONNECTIONS,
+    duration: seconds,
     requests: [
       {
-        method,
         setupRequest: (request) => {
-          const n = i++ % JOBS;
-          return {
-            ...request,
-            path: `/v1/jobs/bench-${n}`,
-            ...(body === undefined ? {} : { body: body(n), headers: { "content-type": "application/json" } }),
-          };
+          const { method, path, body } = make(n++);
+          return { ...request, method, path, ...(body === undefined ? {} : { body, headers: { "content-type": "application/json" } }) };
         },
       },
     ],
   });
-  if (result.errors + result.non2xx > 0) {
-    console.error(`${name}: ${result.errors} transport errors (${result.timeouts} timeouts), status codes ${JSON.stringify(result.statusCodeStats)}`);
+  const failures = result.errors + result.non2xx;
+  if (failures > 0) console.error(`${base}: ${result.errors} transport errors, status codes ${JSON.stringify(result.statusCodeStats)}`);
+  return { requests: result.requests.total, seconds: result.duration, p50Ms: result.latency.p50, p99Ms: result.latency.p99, failures };
+}
+
+async function viaGrpc(direct: ManagerConnection, call: Scenario["direct"], seconds: number): Promise<Omit<Run, "target" | "gatewayCpuUs" | "managerCpuUs">> {
+  const result = await drive("direct", CONNECTIONS, seconds, (n) => call(direct, n));
+  return { requests: result.requests, seconds: result.seconds, p50Ms: result.p50Ms, p99Ms: result.p99Ms, failures: result.errors };
+}
+
+const median = (values: readonly number[]): number => percentile([...values].sort((a, b) => a - b), 50);
+const rateOf = (run: Run): number => run.requests / run.seconds;
+
+function report(scenario: string, runs: readonly Run[]): void {
+  const targets = [...new Set(runs.map((r) => r.target))];
+  const summary = new Map(
+    targets.map((target) => {
+      const of = runs.filter((r) => r.target === target);
+      return [target, { rate: median(of.map(rateOf)), p50: median(of.map((r) => r.p50Ms)), p99: median(of.map((r) => r.p99Ms)), cpu: median(of.map((r) => r.gatewayCpuUs)), manager: median(of.map((r) => r.managerCpuUs)), failures: of.reduce((sum, r) => sum + r.failures, 0) }];
+    }),
+  );
+  const baseline = summary.get("grpc-gateway") ?? summary.get("direct gRPC");
+  console.log(`\n${scenario} (${CONNECTIONS} connections, ${runs.filter((r) => r.target === targets[0]).length} rounds of ${SECONDS} s; medians)`);
+  console.log("| target | req/s | ratio | p50 ms | p99 ms | gateway CPU µs/req | Manager CPU µs/req | failures |");
+  console.log("|---|---|---|---|---|---|---|---|");
+  for (const [target, s] of summary) {
+    const ratio = baseline === undefined ? Number.NaN : s.rate / baseline.rate;
+    console.log(`| ${target} | ${s.rate.toFixed(0)} | ${ratio.toFixed(2)} | ${s.p50.toFixed(1)} | ${s.p99.toFixed(1)} | ${s.cpu.toFixed(0)} | ${s.manager.toFixed(0)} | ${s.failures} |`);
   }
-  return {
-    name,
-    requests: result.requests.total,
-    seconds: result.duration,
-    p50Ms: result.latency.p50,
-    p99Ms: result.latency.p99,
-    errors: result.errors + result.non2xx,
-  };
+}
+
+async function seed(direct: ManagerConnection): Promise<void> {
+  for (let i = 0; i < JOBS; i++) await direct.manager.createJob(jobFromJson(ourJob(i)));
 }
 
 async function main(): Promise<void> {
   execFileSync(process.execPath, ["node_modules/typescript/bin/tsc", "-p", "tsconfig.build.json"], { stdio: "inherit" });
   const dataDir = await mkdtemp(join(tmpdir(), "bench-gateway-"));
   const manager = await startManagerProcess(dataDir);
-  const gateway = await startGatewayProcess(manager.address);
+  const gateway = await startGatewayProcess(manager.address, GATEWAY_ARGS);
+  const peer = PEER === undefined ? undefined : await startPeer(PEER, manager.address);
   const direct = connectManager(manager.address, 10_000);
   try {
-    for (let i = 0; i < JOBS; i++) await direct.manager.createJob(jobFromJson(jobJson(i)));
-    const jobs = Array.from({ length: JOBS }, (_, i) => jobFromJson(jobJson(i)));
-    const idFilter = (n: number) => ({ jobFilter: [{ jobFilter: { case: "idFilter" as const, value: { comparison: { case: "eq" as const, value: `bench-${n}` } } } }] });
-
-    // Warm both paths (JIT, connections) before measuring.
-    await drive("warm-up direct", CONCURRENCY, 1, async (i) => {
-      for await (const _ of direct.manager.jobSearch(idFilter(i % JOBS))) { /* drain */ }
-    });
-    await http("warm-up gateway", gateway.address, "GET");
-
-    const results: [Result, Result][] = [];
-    results.push([
-      await http("gateway GET /v1/jobs/{id}", gateway.address, "GET"),
-      await drive("direct  JobSearch id eq (gRPC)", CONCURRENCY, SECONDS, async (i) => {
-        for await (const _ of direct.manager.jobSearch(idFilter(i % JOBS))) { /* drain */ }
-      }),
-    ]);
-    results.push([
-      await http("gateway PUT /v1/jobs/{id}", gateway.address, "PUT", (n) => JSON.stringify(jobJson(n))),
-      await drive("direct  UpdateJob (gRPC)", CONCURRENCY, SECONDS, (i) => direct.manager.updateJob(jobs[i % JOBS] ?? {})),
-    ]);
-
-    console.log(`\nconcurrency ${CONCURRENCY}, ${SECONDS} s per run, ${JOBS} jobs; node ${process.version}\n`);
-    for (const [viaGateway, viaGrpc] of results) {
-      console.log(line(viaGateway));
-      console.log(line(viaGrpc));
-      console.log(`${"ratio gateway/direct".padEnd(44)} ${(rate(viaGateway) / rate(viaGrpc)).toFixed(2).padStart(8)}\n`);
+    await seed(direct);
+    console.log(`node ${process.version}; ${JOBS} jobs; peer: ${PEER ?? "none (PEER_GATEWAY not set)"}`);
+    for (const scenario of SCENARIOS.filter((s) => s.name.includes(ONLY))) {
+      const targets = [
+        { name: "this gateway", run: (s: number) => measured("this gateway", () => cpuSeconds(gateway.pid), manager, () => viaHttp(gateway.address, scenario.ours, s)) },
+        ...(peer === undefined ? [] : [{ name: "grpc-gateway", run: (s: number) => measured("grpc-gateway", () => cpuSeconds(peer.pid), manager, () => viaHttp(peer.address, scenario.peer, s)) }]),
+        { name: "direct gRPC", run: (s: number) => measured("direct gRPC", ownCpuSeconds, manager, () => viaGrpc(direct, scenario.direct, s)) },
+      ];
+      for (const target of targets) await target.run(1); // warm-up: JIT, connections
+      const runs: Run[] = [];
+      for (let round = 0; round < ROUNDS; round++) {
+        const order = round % 2 === 0 ? targets : [...targets].reverse();
+        for (const target of order) runs.push(await target.run(SECONDS));
+      }
+      report(scenario.name, runs);
     }
     const failures = gateway.output.filter((l) => l.includes('"level":50'));
-    if (failures.length > 0) console.error(`gateway logged ${failures.length} errors; first:\n${failures[0] ?? ""}`);
+    if (failures.length > 0) console.error(`the gateway logged ${failures.length} errors; first:\n${failures[0] ?? ""}`);
   } finally {
     direct.close();
+    await peer?.stop();
     await gateway.stop();
     await manager.stop();
     await rm(dataDir, { recursive: true, force: true });

@@ -19,17 +19,14 @@
 // -backend, the route POST /v1/jobs:search; see BENCHMARKS.md for how it is built), in front of
 // the same Manager, listing with the same filter; its CPU and memory are reported as the
 // gateway's for its rows.
-import { createServer } from "node:net";
-import type { AddressInfo } from "node:net";
 import { execFileSync } from "node:child_process";
-import { readFileSync } from "node:fs";
 import { cp, mkdtemp, rm } from "node:fs/promises";
 import { request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { connectManager } from "../src/grpc/manager-connection.js";
 import { seedJobs } from "../test/helpers/seed-jobs.js";
-import { startChild } from "./processes.js";
+import { cpuSeconds, rssKiB, startChild, startPeer } from "./processes.js";
 import type { Child } from "./processes.js";
 
 const JOBS = Number(process.env.BENCH_JOBS ?? 100_000);
@@ -54,15 +51,6 @@ interface Listing {
   readonly gatewayRssGrowthMiB: number;
 }
 
-function rssKiB(pid: number): number {
-  const match = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
-  return Number(match?.[1] ?? Number.NaN);
-}
-
-function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
 
 /** Runs `list` (which answers the jobs it counted and how it ended), measuring both processes. */
 async function measured(target: string, gateway: Child, manager: Child, list: () => Promise<{ jobs: number; end: string }>): Promise<Listing> {
@@ -175,17 +163,6 @@ function report(listings: readonly Listing[], rssMiB: { started: number; warm: n
   }
 }
 
-/** The peer on a free loopback port, in front of `backend`. */
-async function startPeer(binary: string, backend: string): Promise<Child> {
-  const port = await new Promise<number>((resolve) => {
-    const probe = createServer().listen(0, "127.0.0.1", () => {
-      const { port: free } = probe.address() as AddressInfo;
-      probe.close(() => { resolve(free); });
-    });
-  });
-  const child = await startChild(["-listen", `127.0.0.1:${port}`, "-backend", backend], /listening on (\S+) ->/, binary);
-  return { ...child, address: `http://${child.address}` };
-}
 
 async function main(): Promise<void> {
   execFileSync(process.execPath, ["node_modules/typescript/bin/tsc", "-p", "tsconfig.build.json"], { stdio: "inherit" });

@@ -1,6 +1,9 @@
 // Child processes for benchmarks: the reference Manager and the gateway, each in its own
 // process (as deployed), so that the load generator in this process does not steal their CPU.
 import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { createServer } from "node:net";
+import type { AddressInfo } from "node:net";
 import type { ChildProcess } from "node:child_process";
 import { createInterface } from "node:readline";
 
@@ -52,9 +55,39 @@ export function startManagerProcess(dataDir: string): Promise<Child> {
   return startChild(["dist/src/manager/main.js", "--port", "0", "--data-dir", dataDir], /listening on (\S+)/);
 }
 
-export function startGatewayProcess(managerAddress: string, extraArgs: readonly string[] = []): Promise<Child> {
+/** `nodeArgs` go to node itself, before the script (e.g. --cpu-prof). */
+export function startGatewayProcess(managerAddress: string, extraArgs: readonly string[] = [], nodeArgs: readonly string[] = []): Promise<Child> {
   return startChild(
-    ["dist/src/main.js", "--port", "0", "--manager", managerAddress, ...extraArgs],
+    [...nodeArgs, "dist/src/main.js", "--port", "0", "--manager", managerAddress, ...extraArgs],
     /listening on (http:\/\/[^\s]+)/,
   );
+}
+
+/** CPU time a process has used, user + system, in seconds (Linux: utime and stime in USER_HZ 100 ticks). */
+export function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/** A process's resident set, in KiB (Linux). */
+export function rssKiB(pid: number): number {
+  const match = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+  return Number(match?.[1] ?? Number.NaN);
+}
+
+/**
+ * The peer, a grpc-gateway build for this API (flags -listen and -backend; see BENCHMARKS.md for
+ * how it is built), on a free loopback port in front of `backend`.
+ */
+export async function startPeer(binary: string, backend: string): Promise<Child> {
+  const port = await new Promise<number>((resolve) => {
+    const probe = createServer().listen(0, "127.0.0.1", () => {
+      const { port: free } = probe.address() as AddressInfo;
+      probe.close(() => {
+        resolve(free);
+      });
+    });
+  });
+  const child = await startChild(["-listen", `127.0.0.1:${port}`, "-backend", backend], /listening on (\S+) ->/, binary);
+  return { ...child, address: `http://${child.address}` };
 }

@@ -38,6 +38,8 @@ import { accessLogHook } from "./telemetry/access-log.js";
 import { httpMetricsHook, noteRequestBody } from "./telemetry/http-metrics.js";
 import { watchChannels } from "./telemetry/grpc-metrics.js";
 import type { GatewayMetrics } from "./telemetry/metrics.js";
+import { ReadCoalescer } from "./operations/coalesced-reads.js";
+import type { CurrentJob } from "./gen/norsk/api/manager_pb.js";
 import { addMetricsRoute } from "./telemetry/metrics-route.js";
 import type { Tracing } from "./telemetry/tracing.js";
 import type { AccessLogMode } from "./telemetry/access-log.js";
@@ -96,6 +98,12 @@ export interface AppOptions {
   readonly tracing?: Pick<Tracing, "hook" | "traceIdOf">;
   /** Whether the app itself serves GET /metrics (false when a listener of its own does). Default: true. */
   readonly metricsRoute?: boolean;
+  /**
+   * Identical reads in flight share one Manager call (src/operations/coalesced-reads.ts): reads
+   * of a job, of its instances, and searches. Default: false, each read its own call (the
+   * command's --coalesce-reads is on by default).
+   */
+  readonly coalesceReads?: boolean;
 }
 
 
@@ -227,7 +235,8 @@ async function addRoutes(app: GatewayApp, options: AppOptions): Promise<void> {
   await registerOpenApi(app);
   const { metrics } = options;
   await app.register(healthRoutes, { connection: options.connection, onReadiness: (ready) => metrics?.managerReady.set(ready ? 1 : 0) });
-  const jobOptions = { client: options.connection.manager, ...deadlines };
+  const jobReads = options.coalesceReads === true ? new ReadCoalescer<CurrentJob | undefined>({ onShared: (reads) => metrics?.coalescedReads.inc({ read: "job" }, reads) }) : undefined;
+  const jobOptions = { client: options.connection.manager, ...deadlines, jobReads };
   // Searches may be cancelled (limit, a client leaving): they run on the streams' connection.
   await app.register(jobSearchRoutes, { client: options.connection.streams, ...deadlines });
   await app.register(jobsRoutes, { ...jobOptions, patchAttempts: options.patchAttempts, maxWaitingWrites: options.maxWaitingWrites });

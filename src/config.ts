@@ -51,6 +51,12 @@ export const ConfigSchema = Type.Object(
       default: "on",
       description: "one JSON log line per request at info: on, errors (4xx, 5xx, cut) or off; never for probes",
     }),
+    // On by default: shared reads never answer with a state older than the read (see
+    // src/operations/coalesced-reads.ts), and they spare the Manager most of a hot job's reads.
+    coalesceReads: Type.Union([Type.Literal("on"), Type.Literal("off")], {
+      default: "on",
+      description: "identical reads in flight (a job, its instances, a search) share one Manager call: on or off",
+    }),
     sseHeartbeatMs: Type.Integer({
       minimum: 1,
       maximum: 3_600_000,
@@ -168,6 +174,7 @@ export const SETTINGS: readonly Setting[] = [
   { key: "accessLog", flag: "access-log", env: "ACCESS_LOG" },
   { key: "metricsPort", flag: "metrics-port", env: "METRICS_PORT" },
   { key: "otlpEndpoint", flag: "otlp-endpoint", env: "OTEL_EXPORTER_OTLP_ENDPOINT" },
+  { key: "coalesceReads", flag: "coalesce-reads", env: "COALESCE_READS" },
 ];
 
 /** A setting whose value is unusable; its message is the one line printed before exit 2. */

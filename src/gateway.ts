@@ -148,6 +148,7 @@ function appOptions(config: Config, connection: ManagerConnection, logger: AppOp
     maxRequestTimeoutMs: config.maxRequestTimeoutMs,
     logger,
     accessLog: config.accessLog,
+    coalesceReads: config.coalesceReads === "on",
     streams: { heartbeatMs: config.sseHeartbeatMs, bufferLimitBytes: config.sseBufferBytes },
     limits: {
       headerTimeoutMs: config.headerTimeoutMs,

@@ -4,6 +4,7 @@
 import { ConfigError, helpText, loadConfig } from "./config.js";
 import type { LoadResult } from "./config.js";
 import { startGateway } from "./gateway.js";
+import { batchedLines } from "./telemetry/log-stream.js";
 import type { Gateway } from "./gateway.js";
 
 async function main(): Promise<void> {
@@ -21,7 +22,7 @@ async function main(): Promise<void> {
   };
   process.once("SIGINT", () => { onSignal("SIGINT"); });
   process.once("SIGTERM", () => { onSignal("SIGTERM"); });
-  const gateway = await startGateway(config, { level: config.logLevel });
+  const gateway = await startGateway(config, { level: config.logLevel, stream: batchedLines() });
   onSignal = (signal) => {
     gateway.app.log.info({ signal }, "shutting down");
     exitAfter(config.shutdownTimeoutMs + SHUTDOWN_GRACE_MS, gateway);

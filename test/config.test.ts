@@ -17,6 +17,7 @@ describe("loadConfig", () => {
       maxRequestTimeoutMs: 300_000,
       logLevel: "info",
       accessLog: "on",
+      coalesceReads: "on",
       sseHeartbeatMs: 15_000,
       sseBufferBytes: 1_048_576,
       headerTimeoutMs: 10_000,
@@ -146,6 +147,12 @@ describe("loadConfig", () => {
     expect(() => config(argv)).toThrow(pattern);
   });
 
+  it("reads whether identical reads share calls from --coalesce-reads or COALESCE_READS, and refuses other values", () => {
+    expect(config(["--coalesce-reads", "off"]).coalesceReads).toBe("off");
+    expect(config([], { COALESCE_READS: "off" }).coalesceReads).toBe("off");
+    expect(() => config(["--coalesce-reads", "yes"])).toThrow(/--coalesce-reads \(COALESCE_READS\)/);
+  });
+
   it("reads the access log's mode from --access-log or ACCESS_LOG", () => {
     expect(config(["--access-log", "errors"]).accessLog).toBe("errors");
     expect(config([], { ACCESS_LOG: "off" }).accessLog).toBe("off");
@@ -169,7 +176,7 @@ describe("loadConfig", () => {
 
   it("asks for help with --help, which lists every setting", () => {
     expect(loadConfig(["--help"], {})).toEqual({ help: true });
-    for (const name of ["--port", "PORT", "--host", "--manager", "MANAGER_ADDRESS", "--data-dir", "--request-timeout", "--max-request-timeout", "MAX_REQUEST_TIMEOUT_MS", "--log-level", "--sse-heartbeat", "SSE_HEARTBEAT_MS", "--sse-buffer", "SSE_BUFFER_BYTES", "--header-timeout", "--body-timeout", "--idle-timeout", "--max-connections", "--shutdown-timeout", "SHUTDOWN_TIMEOUT_MS", "--allowed-origin", "ALLOWED_ORIGINS", "--allowed-host", "ALLOWED_HOSTS", "--manager-tls", "MANAGER_TLS", "--manager-ca", "--manager-cert", "--manager-key", "--manager-server-name", "--tls-cert", "TLS_CERT", "--tls-key", "--cors-origin", "CORS_ORIGINS", "--cors-credentials", "--access-log", "ACCESS_LOG", "--metrics-port", "METRICS_PORT", "--otlp-endpoint", "OTEL_EXPORTER_OTLP_ENDPOINT"]) {
+    for (const name of ["--port", "PORT", "--host", "--manager", "MANAGER_ADDRESS", "--data-dir", "--request-timeout", "--max-request-timeout", "MAX_REQUEST_TIMEOUT_MS", "--log-level", "--sse-heartbeat", "SSE_HEARTBEAT_MS", "--sse-buffer", "SSE_BUFFER_BYTES", "--header-timeout", "--body-timeout", "--idle-timeout", "--max-connections", "--shutdown-timeout", "SHUTDOWN_TIMEOUT_MS", "--allowed-origin", "ALLOWED_ORIGINS", "--allowed-host", "ALLOWED_HOSTS", "--manager-tls", "MANAGER_TLS", "--manager-ca", "--manager-cert", "--manager-key", "--manager-server-name", "--tls-cert", "TLS_CERT", "--tls-key", "--cors-origin", "CORS_ORIGINS", "--cors-credentials", "--access-log", "ACCESS_LOG", "--metrics-port", "METRICS_PORT", "--otlp-endpoint", "OTEL_EXPORTER_OTLP_ENDPOINT", "--coalesce-reads", "COALESCE_READS"]) {
       expect(helpText()).toContain(name);
     }
   });

@@ -10,6 +10,8 @@ import type { CallingRouteOptions } from "../http/call-options.js";
 import { invalidArgument, notFound, preconditionFailed } from "../http/problem.js";
 import type { ProblemError } from "../http/problem.js";
 import type { IfMatch } from "../http/preconditions.js";
+import { metadataKey } from "./coalesced-reads.js";
+import type { ReadCoalescer } from "./coalesced-reads.js";
 
 export type ManagerClient = Client<typeof Manager>;
 
@@ -19,6 +21,8 @@ export interface ManagerRouteOptions extends CallingRouteOptions<ManagerClient> 
   readonly patchAttempts?: number | undefined;
   /** Job writes: writes of one job that may wait behind the running one (job-write-queue.ts); one more is a 429. Default: 100. */
   readonly maxWaitingWrites?: number | undefined;
+  /** Reads of one job by id (GET of a job, of its instances) shared between identical concurrent reads. Default: none, each read its own call. */
+  readonly jobReads?: ReadCoalescer<CurrentJob | undefined> | undefined;
 }
 
 /**
@@ -39,8 +43,23 @@ export function findJob(client: ManagerClient, jobId: string, options: CallOptio
   }, options.signal);
 }
 
-export async function requireJob(client: ManagerClient, jobId: string, options: CallOptions): Promise<CurrentJob & { job: Job }> {
-  const current = await findJob(client, jobId, options);
+/** findJob, shared with the identical reads in flight through `reads` when given. */
+export function findJobShared(reads: ReadCoalescer<CurrentJob | undefined> | undefined, client: ManagerClient, jobId: string, options: CallOptions): Promise<CurrentJob | undefined> {
+  if (reads === undefined) return findJob(client, jobId, options);
+  return reads.read(`${jobId}\u0000${metadataKey(options.metadata)}`, options, (shared) => findJob(client, jobId, shared));
+}
+
+/**
+ * The job, or a 404. With `reads`, the answer may be shared with other readers: the caller must
+ * not change it.
+ */
+export async function requireJob(
+  client: ManagerClient,
+  jobId: string,
+  options: CallOptions,
+  reads?: ReadCoalescer<CurrentJob | undefined>,
+): Promise<CurrentJob & { job: Job }> {
+  const current = await findJobShared(reads, client, jobId, options);
   if (current?.job === undefined) throw jobNotFound(jobId);
   return current as CurrentJob & { job: Job };
 }

@@ -78,9 +78,15 @@ export const jobInstanceRoutes: FastifyPluginCallbackTypebox<ManagerRouteOptions
 
 /** The handlers, one per operation and named after it. */
 class InstanceHandlers extends CallingHandlers<ManagerClient> {
+  readonly #reads: ManagerRouteOptions["jobReads"];
+
+  constructor(options: ManagerRouteOptions) {
+    super(options);
+    this.#reads = options.jobReads;
+  }
 
   readonly listJobInstances: RouteHandler<typeof LIST_JOB_INSTANCES_SCHEMA> = async (request, reply) => {
-    const current = await requireJob(this.client, request.params.jobId, this.listOptions(request, reply));
+    const current = await requireJob(this.client, request.params.jobId, this.listOptions(request, reply), this.#reads);
     return { instances: current.instances.map((instance) => messageToJson(RunningJobSchema, instance)) };
   };
 

@@ -22,6 +22,9 @@ import { emptyResponse, errorResponses, jsonResponse } from "../http/responses.j
 import type { RouteHandler } from "../http/route-handler.js";
 import { statusOf } from "../http/status.js";
 import { acceptOnly } from "../http/content-type.js";
+import fastJson from "fast-json-stringify";
+import { serializerOptions } from "../http/validation.js";
+import { JSON_UTF8, JsonTextCache } from "../http/json-text.js";
 import { ETagHeader, IfMatchHeaders, IfNoneMatchHeaders, LocationHeader } from "../../schemas/headers.js";
 
 const NO_SUCH_JOB = "no job has this id";
@@ -169,9 +172,12 @@ function sendJob(reply: FastifyReply, job: Job, status = 200): FastifyReply {
 class JobHandlers extends CallingHandlers<ManagerClient> {
   readonly #patchAttempts: number;
   readonly #writes: JobWriteQueue;
+  readonly #reads: ManagerRouteOptions["jobReads"];
+  readonly #jobText = new JsonTextCache<Job>(fastJson(JobJson, serializerOptions), jobToJson);
 
   constructor(options: ManagerRouteOptions) {
     super(options);
+    this.#reads = options.jobReads;
     this.#patchAttempts = options.patchAttempts ?? 3;
     this.#writes = new JobWriteQueue({ maxWaiting: options.maxWaitingWrites });
   }
@@ -185,11 +191,13 @@ class JobHandlers extends CallingHandlers<ManagerClient> {
   };
 
   readonly jobById: RouteHandler<typeof JOB_BY_ID_SCHEMA> = async (request, reply) => {
-    const { job } = await requireJob(this.client, request.params.jobId, this.callOptions(request, reply));
+    const { job } = await requireJob(this.client, request.params.jobId, this.callOptions(request, reply), this.#reads);
     if (noneMatch(request.headers["if-none-match"], job.currentHash)) {
       return reply.code(304).header("etag", etagOf(job.currentHash)).send(null);
     }
-    return sendJob(reply, job);
+    // A read shared by many requests is written once for all of them.
+    const untyped: FastifyReply = reply;
+    return untyped.code(200).header("etag", etagOf(job.currentHash)).type(JSON_UTF8).send(this.#jobText.of(job));
   };
 
   readonly updateJob: RouteHandler<typeof UPDATE_JOB_SCHEMA> = async (request, reply) => {

@@ -66,6 +66,12 @@ export class GatewayMetrics {
     labelNames: ["service", "method"] as const,
     registers: [this.registry],
   });
+  readonly coalescedReads = new Counter({
+    name: "gateway_coalesced_reads_total",
+    help: "Reads answered by a Manager call made for an identical read (--coalesce-reads), by kind (job, search)",
+    labelNames: ["read"] as const,
+    registers: [this.registry],
+  });
   readonly streamsOpen = new Gauge({
     name: "gateway_streams_open",
     help: "Event streams (/v1/events, /v1/status) being sent now, by route and format (sse, ndjson)",

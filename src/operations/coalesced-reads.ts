@@ -1,0 +1,165 @@
+// Identical reads share upstream calls (docs/ARCHITECTURE.md §5, Coalesced reads). While a read
+// of a key is in flight, the identical reads that arrive wait for the next one, which starts as
+// soon as it ends and answers them all. A read is never answered by a call that started before
+// it arrived, so it never sees a state older than a write acknowledged before it arrived: the
+// reads stay linearizable, and the Manager sees at most one call per key at a time, however
+// many clients ask.
+//
+// What each waiting read keeps of its own: its abort signal (a read whose client left is
+// dropped, and a shared call that every reader left is cancelled), and its deadline (the shared
+// call runs until the latest of its readers' deadlines; a reader whose own deadline comes first
+// gets DEADLINE_EXCEEDED then). What the call carries for all of them: the first reader's
+// metadata, so its request id and trace context; the rest of the metadata (Authorization,
+// Grpc-Metadata-*) is part of the key, so that reads are only shared between readers that
+// would send the Manager the same request.
+import { Code, GrpcError } from "../grpc/errors.js";
+import type { CallOptions } from "../grpc/types.js";
+
+/** Metadata that differs per request without changing what the Manager answers. */
+const PER_REQUEST_METADATA = new Set(["x-request-id", "traceparent", "tracestate"]);
+
+/** The part of a key that the call's metadata adds: everything but the per-request entries. */
+export function metadataKey(metadata: Readonly<Record<string, string>> | undefined): string {
+  if (metadata === undefined) return "";
+  let key = "";
+  for (const name of Object.keys(metadata).sort()) {
+    if (!PER_REQUEST_METADATA.has(name)) key += `${name}\u0000${metadata[name] ?? ""}\u0000`;
+  }
+  return key;
+}
+
+interface Waiter<V> {
+  readonly options: CallOptions;
+  /** ms since the epoch; Infinity when the read has no deadline. */
+  readonly deadline: number;
+  settled: boolean;
+  resolve(value: V): void;
+  reject(error: unknown): void;
+  release(): void;
+}
+
+interface KeyState<V> {
+  /** The readers of the call in flight. */
+  running: Set<Waiter<V>>;
+  /** The readers that arrived while it was in flight: the next call's. */
+  next: Set<Waiter<V>>;
+}
+
+export interface CoalescerOptions {
+  /** Told how many reads a call answered beyond the one it was made for. Default: nothing. */
+  readonly onShared?: ((reads: number) => void) | undefined;
+}
+
+export class ReadCoalescer<V> {
+  readonly #keys = new Map<string, KeyState<V>>();
+  readonly #onShared: (reads: number) => void;
+
+  constructor(options: CoalescerOptions = {}) {
+    this.#onShared = options.onShared ?? (() => undefined);
+  }
+
+  /** Keys with a call in flight (for tests: none once every read has settled). */
+  get inFlight(): number {
+    return this.#keys.size;
+  }
+
+  /**
+   * `call(options)` once for this read and the identical reads around it. `key` must name
+   * everything the answer depends on: the request, and metadataKey(options.metadata).
+   */
+  read(key: string, options: CallOptions, call: (options: CallOptions) => Promise<V>): Promise<V> {
+    if (options.signal?.aborted === true) return Promise.reject(new GrpcError(Code.CANCELLED, "the read was abandoned before it started"));
+    const state = this.#keys.get(key);
+    if (state !== undefined) return this.#waiter(state.next, options, true);
+    // Nothing in flight: this read's own call, with its own options, as without coalescing.
+    const fresh: KeyState<V> = { running: new Set(), next: new Set() };
+    this.#keys.set(key, fresh);
+    const promise = this.#waiter(fresh.running, options, false);
+    this.#start(key, fresh, call);
+    return promise;
+  }
+
+  /**
+   * A reader in `group`. One that waits for a later call (`queued`) keeps its own deadline; the
+   * first reader's is its call's.
+   */
+  #waiter(group: Set<Waiter<V>>, options: CallOptions, queued: boolean): Promise<V> {
+    return new Promise<V>((resolve, reject) => {
+      const deadline = options.timeoutMs === undefined || !Number.isFinite(options.timeoutMs) ? Infinity : Date.now() + options.timeoutMs;
+      const waiter: Waiter<V> = { options, deadline, settled: false, resolve, reject, release: () => undefined };
+      group.add(waiter);
+      const leave = (error: GrpcError): void => {
+        if (waiter.settled) return;
+        waiter.settled = true;
+        waiter.release();
+        group.delete(waiter);
+        reject(error);
+      };
+      const onAbort = (): void => {
+        leave(new GrpcError(Code.CANCELLED, "the read was abandoned"));
+      };
+      options.signal?.addEventListener("abort", onAbort, { once: true });
+      const timer =
+        queued && deadline !== Infinity
+          ? setTimeout(() => {
+              leave(new GrpcError(Code.DEADLINE_EXCEEDED, "deadline exceeded while waiting for a shared read"));
+            }, deadline - Date.now())
+          : undefined;
+      waiter.release = () => {
+        clearTimeout(timer);
+        options.signal?.removeEventListener("abort", onAbort);
+      };
+    });
+  }
+
+  /** Runs the call of `state.running`, then of the readers that arrived meanwhile, if any. */
+  #start(key: string, state: KeyState<V>, call: (options: CallOptions) => Promise<V>): void {
+    const readers = [...state.running];
+    const shared = readers.length > 1 ? sharedOptions(readers) : undefined;
+    const settle = (outcome: { value: V } | { error: unknown }): void => {
+      shared?.done();
+      let answered = 0;
+      for (const waiter of state.running) {
+        if (waiter.settled) continue;
+        waiter.settled = true;
+        waiter.release();
+        answered++;
+        if ("value" in outcome) waiter.resolve(outcome.value);
+        else waiter.reject(outcome.error);
+      }
+      if (answered > 1) this.#onShared(answered - 1);
+      state.running = state.next;
+      state.next = new Set();
+      if (state.running.size === 0) this.#keys.delete(key);
+      else this.#start(key, state, call);
+    };
+    call(shared?.options ?? readers[0]?.options ?? {}).then(
+      (value) => {
+        settle({ value });
+      },
+      (error: unknown) => {
+        settle({ error });
+      },
+    );
+  }
+}
+
+/**
+ * The options of a call shared by `readers`: the first one's metadata, the latest deadline, and
+ * a signal that aborts once every reader has left; done() stops watching the readers.
+ */
+function sharedOptions<V>(readers: readonly Waiter<V>[]): { options: CallOptions; done(): void } {
+  const controller = new AbortController();
+  const onLeave = (): void => {
+    if (readers.every((reader) => reader.settled)) controller.abort();
+  };
+  for (const reader of readers) reader.options.signal?.addEventListener("abort", onLeave);
+  const latest = Math.max(...readers.map((reader) => reader.deadline));
+  const first = readers[0]?.options ?? {};
+  return {
+    options: { ...first, timeoutMs: latest === Infinity ? first.timeoutMs : Math.max(0, latest - Date.now()), signal: controller.signal },
+    done: () => {
+      for (const reader of readers) reader.options.signal?.removeEventListener("abort", onLeave);
+    },
+  };
+}
