@@ -40,6 +40,7 @@ import { watchChannels } from "./telemetry/grpc-metrics.js";
 import type { GatewayMetrics } from "./telemetry/metrics.js";
 import { ReadCoalescer } from "./operations/coalesced-reads.js";
 import type { CurrentJob } from "./gen/norsk/api/manager_pb.js";
+import type { StartedSearch } from "./operations/search-body.js";
 import { addMetricsRoute } from "./telemetry/metrics-route.js";
 import type { Tracing } from "./telemetry/tracing.js";
 import type { AccessLogMode } from "./telemetry/access-log.js";
@@ -238,7 +239,8 @@ async function addRoutes(app: GatewayApp, options: AppOptions): Promise<void> {
   const jobReads = options.coalesceReads === true ? new ReadCoalescer<CurrentJob | undefined>({ onShared: (reads) => metrics?.coalescedReads.inc({ read: "job" }, reads) }) : undefined;
   const jobOptions = { client: options.connection.manager, ...deadlines, jobReads };
   // Searches may be cancelled (limit, a client leaving): they run on the streams' connection.
-  await app.register(jobSearchRoutes, { client: options.connection.streams, ...deadlines });
+  const searches = options.coalesceReads === true ? new ReadCoalescer<StartedSearch>({ onShared: (reads) => metrics?.coalescedReads.inc({ read: "search" }, reads) }) : undefined;
+  await app.register(jobSearchRoutes, { client: options.connection.streams, ...deadlines, searches });
   await app.register(jobsRoutes, { ...jobOptions, patchAttempts: options.patchAttempts, maxWaitingWrites: options.maxWaitingWrites });
   await app.register(jobInstanceRoutes, jobOptions);
   await app.register(nodeRoutes, jobOptions);

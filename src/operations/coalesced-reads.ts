@@ -28,8 +28,15 @@ export function metadataKey(metadata: Readonly<Record<string, string>> | undefin
   return key;
 }
 
+/**
+ * What a reader gets of a value it shares with others: a search, for instance, gives each
+ * reader its own way through the one stream. The reader of a call of its own gets the value.
+ */
+export type Share<V> = (value: V, options: CallOptions) => V;
+
 interface Waiter<V> {
   readonly options: CallOptions;
+  readonly share: Share<V> | undefined;
   /** ms since the epoch; Infinity when the read has no deadline. */
   readonly deadline: number;
   settled: boolean;
@@ -65,16 +72,17 @@ export class ReadCoalescer<V> {
 
   /**
    * `call(options)` once for this read and the identical reads around it. `key` must name
-   * everything the answer depends on: the request, and metadataKey(options.metadata).
+   * everything the answer depends on: the request, and metadataKey(options.metadata). The value
+   * of a call made for several reads reaches each through `share` when given.
    */
-  read(key: string, options: CallOptions, call: (options: CallOptions) => Promise<V>): Promise<V> {
+  read(key: string, options: CallOptions, call: (options: CallOptions) => Promise<V>, share?: Share<V>): Promise<V> {
     if (options.signal?.aborted === true) return Promise.reject(new GrpcError(Code.CANCELLED, "the read was abandoned before it started"));
     const state = this.#keys.get(key);
-    if (state !== undefined) return this.#waiter(state.next, options, true);
+    if (state !== undefined) return this.#waiter(state.next, options, true, share);
     // Nothing in flight: this read's own call, with its own options, as without coalescing.
     const fresh: KeyState<V> = { running: new Set(), next: new Set() };
     this.#keys.set(key, fresh);
-    const promise = this.#waiter(fresh.running, options, false);
+    const promise = this.#waiter(fresh.running, options, false, share);
     this.#start(key, fresh, call);
     return promise;
   }
@@ -83,10 +91,10 @@ export class ReadCoalescer<V> {
    * A reader in `group`. One that waits for a later call (`queued`) keeps its own deadline; the
    * first reader's is its call's.
    */
-  #waiter(group: Set<Waiter<V>>, options: CallOptions, queued: boolean): Promise<V> {
+  #waiter(group: Set<Waiter<V>>, options: CallOptions, queued: boolean, share: Share<V> | undefined): Promise<V> {
     return new Promise<V>((resolve, reject) => {
       const deadline = options.timeoutMs === undefined || !Number.isFinite(options.timeoutMs) ? Infinity : Date.now() + options.timeoutMs;
-      const waiter: Waiter<V> = { options, deadline, settled: false, resolve, reject, release: () => undefined };
+      const waiter: Waiter<V> = { options, share, deadline, settled: false, resolve, reject, release: () => undefined };
       group.add(waiter);
       const leave = (error: GrpcError): void => {
         if (waiter.settled) return;
@@ -118,16 +126,18 @@ export class ReadCoalescer<V> {
     const shared = readers.length > 1 ? sharedOptions(readers) : undefined;
     const settle = (outcome: { value: V } | { error: unknown }): void => {
       shared?.done();
-      let answered = 0;
-      for (const waiter of state.running) {
-        if (waiter.settled) continue;
+      const answering = [...state.running].filter((waiter) => !waiter.settled);
+      for (const waiter of answering) {
         waiter.settled = true;
         waiter.release();
-        answered++;
-        if ("value" in outcome) waiter.resolve(outcome.value);
-        else waiter.reject(outcome.error);
       }
-      if (answered > 1) this.#onShared(answered - 1);
+      // Shared out before any reader runs on, so that no reader can move past what another
+      // has yet to be given.
+      for (const waiter of answering) {
+        if ("error" in outcome) waiter.reject(outcome.error);
+        else waiter.resolve(shared !== undefined && waiter.share !== undefined ? waiter.share(outcome.value, waiter.options) : outcome.value);
+      }
+      if (answering.length > 1) this.#onShared(answering.length - 1);
       state.running = state.next;
       state.next = new Set();
       if (state.running.size === 0) this.#keys.delete(key);

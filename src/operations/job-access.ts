@@ -12,6 +12,7 @@ import type { ProblemError } from "../http/problem.js";
 import type { IfMatch } from "../http/preconditions.js";
 import { metadataKey } from "./coalesced-reads.js";
 import type { ReadCoalescer } from "./coalesced-reads.js";
+import type { StartedSearch } from "./search-body.js";
 
 export type ManagerClient = Client<typeof Manager>;
 
@@ -23,6 +24,8 @@ export interface ManagerRouteOptions extends CallingRouteOptions<ManagerClient> 
   readonly maxWaitingWrites?: number | undefined;
   /** Reads of one job by id (GET of a job, of its instances) shared between identical concurrent reads. Default: none, each read its own call. */
   readonly jobReads?: ReadCoalescer<CurrentJob | undefined> | undefined;
+  /** Searches (GET /v1/jobs) shared between identical concurrent searches. Default: none, each its own call. */
+  readonly searches?: ReadCoalescer<StartedSearch> | undefined;
 }
 
 /**

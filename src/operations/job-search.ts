@@ -10,6 +10,11 @@ import { JSON_TYPE, NDJSON, preference } from "../http/media-type.js";
 import { invalidArgument } from "../http/problem.js";
 import type { ManagerClient } from "./job-access.js";
 import type { StartedSearch } from "./search-body.js";
+import { toBinary } from "@bufbuild/protobuf";
+import { JobSearchRequestSchema } from "../gen/norsk/api/manager_pb.js";
+import { metadataKey } from "./coalesced-reads.js";
+import type { ReadCoalescer } from "./coalesced-reads.js";
+import { SharedSearch } from "./shared-search.js";
 import { QueryError, searchRequestFromQuery } from "./search-query.js";
 import type { SearchQuery } from "./search-query.js";
 
@@ -33,6 +38,31 @@ export function startSearch(client: ManagerClient, search: SearchQuery["request"
     const jobs: AsyncIterator<CurrentJob> = client.jobSearch(search, options)[Symbol.asyncIterator]();
     return { jobs, first: await jobs.next() };
   }, options.signal).catch(namingTheParameter);
+}
+
+/** One stream per search shared by several readers, made when the first of them is given its reader. */
+const sharedSearches = new WeakMap<StartedSearch, SharedSearch>();
+
+/**
+ * startSearch, shared with the identical searches in flight through `searches` when given:
+ * each of them then reads the one stream at its own pace (shared-search.ts).
+ */
+export function startSearchShared(
+  searches: ReadCoalescer<StartedSearch> | undefined,
+  client: ManagerClient,
+  search: SearchQuery["request"],
+  options: CallOptions,
+): Promise<StartedSearch> {
+  if (searches === undefined) return startSearch(client, search, options);
+  const key = `${Buffer.from(toBinary(JobSearchRequestSchema, search)).toString("latin1")}\u0000${metadataKey(options.metadata)}`;
+  return searches.read(key, options, (shared) => startSearch(client, search, shared), (started, own) => {
+    let stream = sharedSearches.get(started);
+    if (stream === undefined) {
+      stream = new SharedSearch(started);
+      sharedSearches.set(started, stream);
+    }
+    return stream.reader(own.signal);
+  });
 }
 
 /**

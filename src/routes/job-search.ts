@@ -9,7 +9,7 @@ import { toProblem } from "../http/problem.js";
 import { errorResponses } from "../http/responses.js";
 import { serializerOptions } from "../http/validation.js";
 import type { ManagerRouteOptions } from "../operations/job-access.js";
-import { prefersNdjson, searchOfUrl, startSearch } from "../operations/job-search.js";
+import { prefersNdjson, searchOfUrl, startSearchShared } from "../operations/job-search.js";
 import { SearchBody } from "../operations/search-body.js";
 import { JobJson, JobListJson } from "../../schemas/job.js";
 import { JobListNdjson, JobSearchQuery } from "../../schemas/search.js";
@@ -46,7 +46,7 @@ export const jobSearchRoutes: FastifyPluginCallbackTypebox<ManagerRouteOptions> 
   app.get("/v1/jobs", { schema: JOB_SEARCH_SCHEMA }, async function jobSearch(request, reply) {
     const { request: search, limit } = searchOfUrl(request.url);
     const callOptions = streamCallOptionsFor(request, reply, deadlines);
-    const started = await startSearch(client, search, callOptions);
+    const started = await startSearchShared(options.searches, client, search, callOptions);
     const ndjson = prefersNdjson(request.headers.accept);
     const body = new SearchBody({
       format: ndjson ? "ndjson" : "json",

@@ -145,6 +145,28 @@ describe("coalesced reads (--coalesce-reads on)", () => {
   });
 });
 
+describe("coalesced searches (--coalesce-reads on)", () => {
+  it("gives identical searches in flight the same jobs from a shared call, each in its own format and limit", async () => {
+    for (let i = 0; i < 300; i++) {
+      await gw.connection.manager.createJob({ jobId: { jobId: `search-${String(i).padStart(3, "0")}` }, tags: { shared: "yes" } });
+    }
+    const before = (await metrics.registry.getMetricsAsJSON()).find((m) => m.name === "gateway_coalesced_reads_total")?.values.find((v) => v.labels.read === "search")?.value ?? 0;
+    const json = { method: "GET" as const, url: "/v1/jobs?tag=shared:yes" };
+    const ndjson = { ...json, headers: { accept: "application/x-ndjson" } };
+    const answers = await Promise.all([json, json, ndjson, { ...json, url: "/v1/jobs?tag=shared:yes&limit=7" }, json].map((r) => gw.app.inject(r)));
+    const expected = Array.from({ length: 300 }, (_, i) => `search-${String(i).padStart(3, "0")}`);
+    const idsOf = (body: { jobs: { jobId: string }[] }) => body.jobs.map((j) => j.jobId);
+    expect(answers.map((res) => res.statusCode)).toEqual([200, 200, 200, 200, 200]);
+    expect(idsOf(answers[0]?.json() ?? { jobs: [] })).toEqual(expected);
+    expect(answers[1]?.body).toBe(answers[0]?.body);
+    expect(answers[4]?.body).toBe(answers[0]?.body);
+    expect(answers[2]?.body.trimEnd().split("\n").map((line) => (JSON.parse(line) as { jobId: string }).jobId)).toEqual(expected);
+    expect(idsOf(answers[3]?.json() ?? { jobs: [] })).toEqual(expected.slice(0, 7));
+    const after = (await metrics.registry.getMetricsAsJSON()).find((m) => m.name === "gateway_coalesced_reads_total")?.values.find((v) => v.labels.read === "search")?.value ?? 0;
+    expect(after - before).toBeGreaterThanOrEqual(1);
+  });
+});
+
 describe("coalesced reads and credentials", () => {
   it("shares a call only between reads that send the Manager the same Authorization", async () => {
     const seen: string[] = [];
