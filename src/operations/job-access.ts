@@ -1,8 +1,6 @@
 // The gRPC calls behind the job routes, in the Manager's terms: find one job, and write one
 // with the preconditions of docs/ARCHITECTURE.md §5 turned into the Manager's test-and-set.
-import { create } from "@bufbuild/protobuf";
 import type { CurrentJob, Job, Manager } from "../gen/norsk/api/manager_pb.js";
-import { JobSchema } from "../gen/norsk/api/manager_pb.js";
 import { readWithRetry } from "../grpc/dropped.js";
 import { Code, GrpcError } from "../grpc/errors.js";
 import type { CallOptions, Client } from "../grpc/types.js";
@@ -96,7 +94,7 @@ export function expectedHash(ifMatch: IfMatch, bodyHash: bigint): bigint {
 }
 
 /**
- * UpdateJob with `expected` as the test-and-set hash. ABORTED means the stored hash differs:
+ * UpdateJob with `expected` as the test-and-set hash, set in `job` (which the caller owns). ABORTED means the stored hash differs:
  * PRECONDITION_FAILED (412) when the client asked for the precondition, else the Manager's
  * ABORTED (409: someone else's change won). A conditional write of a job that does not exist
  * also fails its precondition (RFC 9110 §13.1.1).
@@ -109,7 +107,10 @@ export async function writeJob(
   options: CallOptions,
 ): Promise<bigint> {
   try {
-    const reply = await client.updateJob(create(JobSchema, { ...job, currentHash: expected }), options);
+    // The caller's job, with the expected hash in place: a copy of a different shape would
+    // cost protobuf-es's encoder more than the copy itself.
+    job.currentHash = expected;
+    const reply = await client.updateJob(job, options);
     return reply.hash;
   } catch (error) {
     if (error instanceof GrpcError && clientAsked) {

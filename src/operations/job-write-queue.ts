@@ -35,6 +35,8 @@ export class JobWriteQueue {
    * (DEADLINE_EXCEEDED, a 504); `write` then never runs.
    */
   async run<T>(jobId: string, options: CallOptions, write: () => Promise<T>): Promise<T> {
+    // Nothing to wait for (the common case): no signal to make for the wait.
+    if (!this.#mutex.held(jobId) && options.signal?.aborted !== true) return this.#mutex.run(jobId, write);
     const signal = waitSignal(options);
     try {
       return await this.#mutex.run(jobId, write, signal);

@@ -36,6 +36,11 @@ export class KeyedMutex {
     return this.#entries.size;
   }
 
+  /** Whether a task of `key` is running (or waiting) now. */
+  held(key: string): boolean {
+    return this.#entries.has(key);
+  }
+
   /**
    * Runs `task` once no earlier task of `key` is running, and releases the key when it settles.
    * Rejects without running it when `signal` aborts while waiting (with the signal's reason), or
