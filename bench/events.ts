@@ -4,6 +4,7 @@
 // (VmRSS, from /proc) before the clients, with them connected and idle, and under load: the
 // per-client figure is (idle with clients - before) / clients. The Manager and the gateway run
 // as child processes (built dist/); everything is on loopback, bounded in count and time.
+// BENCH_NODE_ARGS gives the gateway's node flags, e.g. "--cpu-prof --cpu-prof-dir /tmp/prof".
 import { execFileSync } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { request } from "node:http";
@@ -91,7 +92,7 @@ async function main(): Promise<void> {
   execFileSync(process.execPath, ["node_modules/typescript/bin/tsc", "-p", "tsconfig.build.json"], { stdio: "inherit" });
   const dataDir = await mkdtemp(join(tmpdir(), "bench-events-"));
   const manager = await startManagerProcess(dataDir);
-  const gateway = await startGatewayProcess(manager.address);
+  const gateway = await startGatewayProcess(manager.address, [], (process.env.BENCH_NODE_ARGS ?? "").split(" ").filter((arg) => arg !== ""));
   const url = gateway.address;
   const clients: Client[] = [];
   try {

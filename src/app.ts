@@ -39,6 +39,7 @@ import { httpMetricsHook, noteRequestBody } from "./telemetry/http-metrics.js";
 import { watchChannels } from "./telemetry/grpc-metrics.js";
 import type { GatewayMetrics } from "./telemetry/metrics.js";
 import { ReadCoalescer } from "./operations/coalesced-reads.js";
+import { StreamSharing } from "./operations/shared-streams.js";
 import type { CurrentJob } from "./gen/norsk/api/manager_pb.js";
 import type { StartedSearch } from "./operations/search-body.js";
 import { addMetricsRoute } from "./telemetry/metrics-route.js";
@@ -245,7 +246,8 @@ async function addRoutes(app: GatewayApp, options: AppOptions): Promise<void> {
   await app.register(jobInstanceRoutes, jobOptions);
   await app.register(nodeRoutes, jobOptions);
   const observe = metrics === undefined ? undefined : (route: string, format: string) => metrics.streamObserver(route, format);
-  await app.register(eventRoutes, { client: options.connection.encodedStreams, ...deadlines, ...options.streams, observe });
+  const sharing = options.coalesceReads === true ? new StreamSharing({ onShared: (clients) => metrics?.coalescedReads.inc({ read: "events" }, clients) }) : undefined;
+  await app.register(eventRoutes, { client: options.connection.encodedStreams, ...deadlines, ...options.streams, observe, sharing });
   await app.register(docsRoutes, { title: DOCUMENT_TITLE, yaml: documentYaml });
   if (metrics !== undefined) {
     watchChannels(metrics, { unary: options.connection.channel, streams: options.connection.streamChannel });

@@ -24,7 +24,7 @@ export function methodCodec(method: DescMethod): MethodCodec {
     path: methodPath(method),
     serializeRequest: serializer(method.input),
     deserializeRequest: deserializer(method.input),
-    serializeResponse: serializer(method.output),
+    serializeResponse: method.methodKind === "server_streaming" ? encodedOnce(serializer(method.output)) : serializer(method.output),
     deserializeResponse: deserializer(method.output),
     createRequest: creator(method.input),
     createResponse: creator(method.output),
@@ -35,6 +35,24 @@ function serializer(schema: DescMessage): (message: Message) => Buffer {
   return (message) => {
     const bytes = toBinary(schema, message);
     return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  };
+}
+
+/**
+ * A server stream's messages encoded once however many calls send them: a change the
+ * reference Manager publishes reaches every EventStream subscriber as the same message object,
+ * and encoding it once per subscriber made a thousand subscribers cost a thousand encodings.
+ * The contract: a message a server stream has yielded does not change afterwards.
+ */
+function encodedOnce(serialize: (message: Message) => Buffer): (message: Message) => Buffer {
+  const encoded = new WeakMap<Message, Buffer>();
+  return (message) => {
+    let bytes = encoded.get(message);
+    if (bytes === undefined) {
+      bytes = serialize(message);
+      encoded.set(message, bytes);
+    }
+    return bytes;
   };
 }
 

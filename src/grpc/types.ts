@@ -67,7 +67,11 @@ export type UnaryHandler<I extends DescMessage, O extends DescMessage> = (
   context: HandlerContext,
 ) => Promise<MessageInitShape<O>> | MessageInitShape<O>;
 
-/** Yielded messages are written with back-pressure; returning ends the stream with OK. */
+/**
+ * Yielded messages are written with back-pressure; returning ends the stream with OK. A
+ * yielded message must not change afterwards: it is encoded once for every call that sends
+ * it (src/grpc/codec.ts).
+ */
 export type ServerStreamHandler<I extends DescMessage, O extends DescMessage> = (
   request: MessageShape<I>,
   context: HandlerContext,

@@ -14,6 +14,8 @@ import type { Deadlines } from "../http/call-options.js";
 import { resourceExhausted, toProblem, unavailable } from "../http/problem.js";
 import type { ProblemJson } from "../../schemas/common.js";
 import { errorResponses } from "../http/responses.js";
+import { metadataKey } from "../operations/coalesced-reads.js";
+import type { StreamSharing } from "../operations/shared-streams.js";
 import { EventDecoder } from "../sse/decoder.js";
 import { NDJSON, SSE, negotiateFormat } from "../sse/frames.js";
 import type { StreamFormat } from "../sse/frames.js";
@@ -30,6 +32,8 @@ export interface EventRoutesOptions extends Partial<StreamSettings> {
   readonly maxRequestTimeoutMs?: number;
   /** The observer of each stream, by route and format (the metrics). Default: none. */
   readonly observe?: (route: string, format: StreamFormat) => StreamObserver;
+  /** Streams that clients opening together share (src/operations/shared-streams.ts). Default: none, a call per client. */
+  readonly sharing?: StreamSharing | undefined;
 }
 
 export const STREAM_DEFAULTS: StreamSettings = { heartbeatMs: 15_000, bufferLimitBytes: 1024 * 1024 };
@@ -110,13 +114,22 @@ export const eventRoutes: FastifyPluginCallbackTypebox<EventRoutesOptions> = (ap
     hookDone();
   });
 
+  const { sharing } = options;
+  /** The call of one client's stream, shared with the clients opening the same stream with it. */
+  const shared =
+    (key: string, call: (callOptions: CallOptions) => OpenBytesStream) =>
+    (callOptions: CallOptions): OpenBytesStream =>
+      sharing === undefined ? call(callOptions) : sharing.open(`${key}\u0000${metadataKey(callOptions.metadata)}`, callOptions, call);
+
   app.get("/v1/events", { schema: EVENT_STREAM_SCHEMA }, function eventStream(request, reply) {
     const pendingWindowS = request.query.pendingWindowS ?? 0;
-    return serveStream(routes, request, reply, { call: (callOptions) => client.eventStream({ pendingWindowS }, callOptions), decoder: events });
+    const call = shared(`events ${String(pendingWindowS)}`, (callOptions) => client.eventStream({ pendingWindowS }, callOptions));
+    return serveStream(routes, request, reply, { call, decoder: events });
   });
 
   app.get("/v1/status", { schema: STATUS_CHANNEL_SCHEMA }, function createStatusChannel(request, reply) {
-    return serveStream(routes, request, reply, { call: (callOptions) => client.createStatusChannel({}, callOptions), decoder: statuses });
+    const call = shared("status", (callOptions) => client.createStatusChannel({}, callOptions));
+    return serveStream(routes, request, reply, { call, decoder: statuses });
   });
 
   done();

@@ -55,6 +55,19 @@ export class EventDecoder<Desc extends DescMessage> {
    * know (a newer Manager's): there is no name or shape to give it.
    */
   decode(bytes: Buffer): EncodedEvent | undefined {
+    // The clients of a shared stream (src/operations/shared-streams.ts) get the very same bytes.
+    const same = this.#lastBytes === bytes ? this.#lastEvent : undefined;
+    if (same !== undefined) return same === UNKNOWN ? undefined : same;
+    const event = this.#decodeBytes(bytes);
+    this.#lastBytes = bytes;
+    this.#lastEvent = event ?? UNKNOWN;
+    return event;
+  }
+
+  #lastBytes: Buffer | undefined;
+  #lastEvent: EncodedEvent | undefined;
+
+  #decodeBytes(bytes: Buffer): EncodedEvent | undefined {
     const key = bytes.toString("latin1");
     let event = this.#cache.get(key);
     if (event !== undefined) {

@@ -54,6 +54,15 @@ export interface StreamBodyOptions extends StreamSettings {
 /** How long a stream that has ended may take to flush to its client before it is cut off. */
 export const LINGER_MS = 10_000;
 
+/**
+ * The least time between two writes of events to one client: an event that comes sooner after
+ * the last write waits, at most this long, to go out with the events that follow it. Each
+ * write is a system call per client; with a thousand clients and a hundred events a second,
+ * writing each event on its own kept the gateway's CPU busy with writes alone and the clients
+ * fell minutes behind (BENCHMARKS.md, Events). An event after a quiet spell goes out at once.
+ */
+export const WRITE_INTERVAL_MS = 50;
+
 /** The failure of a client that fell too far behind. */
 export class SlowClientError extends Error {
   override readonly name = "SlowClientError";
@@ -74,6 +83,11 @@ export class StreamBody extends Readable {
   #nextId = 1;
   #state: "starting" | "open" | "ended" = "starting";
   #start = { resolve: (): void => undefined, reject: (_error: unknown): void => undefined };
+  /** Frames waiting for the next write (WRITE_INTERVAL_MS), and their size in bytes. */
+  #pending: string[] = [];
+  #pendingBytes = 0;
+  #flushTimer: NodeJS.Timeout | undefined;
+  #lastWrite = 0;
 
   constructor(options: StreamBodyOptions) {
     // The bound is enforced by hand (#send); highWaterMark only decides when pipe asks for more.
@@ -129,6 +143,11 @@ export class StreamBody extends Readable {
     };
   }
 
+  /** Bytes waiting for the client: queued in this Readable, and held for the next write. */
+  get waitingBytes(): number {
+    return this.readableLength + this.#pendingBytes;
+  }
+
   override _read(): void {
     // Data is pushed as the gRPC stream delivers it, not pulled.
   }
@@ -147,6 +166,7 @@ export class StreamBody extends Readable {
   fail(problem: ProblemJson, lingerMs = LINGER_MS): void {
     if (this.#state === "starting") this.#failStart(ProblemError.of(problem));
     if (this.#state !== "open") return;
+    this.#flush();
     this.push(formatError(this.#options.format, problem));
     this.#end(lingerMs);
   }
@@ -162,7 +182,7 @@ export class StreamBody extends Readable {
     }
     this.#heartbeat = setInterval(() => {
       // Only into an empty buffer: a client that is not reading needs no more bytes queued.
-      if (this.readableLength !== 0) return;
+      if (this.waitingBytes !== 0) return;
       this.push(heartbeat(this.#options.format));
       observer?.heartbeat();
     }, this.#options.heartbeatMs);
@@ -179,20 +199,40 @@ export class StreamBody extends Readable {
 
   /** Queues one frame, unless that would put the client more than the limit behind; true when queued. */
   #send(frame: string): boolean {
-    if (this.readableLength + Buffer.byteLength(frame) > this.#options.bufferLimitBytes) {
+    const bytes = Buffer.byteLength(frame);
+    if (this.waitingBytes + bytes > this.#options.bufferLimitBytes) {
       const error = new SlowClientError(`the client fell more than ${this.#options.bufferLimitBytes} bytes behind`);
       this.#options.onFailure?.(error);
       this.#options.observer?.dropped();
       this.fail(this.#options.problemOf(error));
       return false;
     }
-    this.push(frame);
+    this.#pending.push(frame);
+    this.#pendingBytes += bytes;
+    if (this.#flushTimer === undefined) {
+      const wait = this.#lastWrite + WRITE_INTERVAL_MS - performance.now();
+      if (wait <= 0) this.#flush();
+      else this.#flushTimer = setTimeout(() => { this.#flush(); }, wait);
+    }
     return true;
+  }
+
+  /** Writes the frames waiting, as one chunk. */
+  #flush(): void {
+    clearTimeout(this.#flushTimer);
+    this.#flushTimer = undefined;
+    if (this.#pending.length === 0) return;
+    const chunk = this.#pending.length === 1 ? (this.#pending[0] ?? "") : this.#pending.join("");
+    this.#pending = [];
+    this.#pendingBytes = 0;
+    this.#lastWrite = performance.now();
+    this.push(chunk);
   }
 
   #stop(): void {
     clearTimeout(this.#startTimer);
     clearInterval(this.#heartbeat);
+    clearTimeout(this.#flushTimer);
     if (this.#state !== "ended") this.#cancel();
   }
 
@@ -203,6 +243,7 @@ export class StreamBody extends Readable {
    */
   #end(lingerMs: number): void {
     if (this.#state !== "open") return;
+    this.#flush();
     this.#stop();
     this.#state = "ended";
     this.push(null);

@@ -11,7 +11,7 @@ import { EventStreamEventSchema } from "../../src/gen/norsk/api/manager_pb.js";
 import type { ProblemJson } from "../../schemas/common.js";
 import { EventDecoder } from "../../src/sse/decoder.js";
 import { formatError, formatEvent } from "../../src/sse/frames.js";
-import { SlowClientError, StreamBody } from "../../src/sse/stream-body.js";
+import { SlowClientError, StreamBody, WRITE_INTERVAL_MS } from "../../src/sse/stream-body.js";
 import type { BytesStreamHandlers } from "../../src/grpc/client.js";
 
 const LIMIT = 4096;
@@ -100,7 +100,7 @@ describe("StreamBody's bound on what waits for a client", () => {
     deliver(first.bytes);
     await body.started;
     deliver(second.bytes);
-    expect(body.readableLength).toBe(LIMIT);
+    expect(body.waitingBytes).toBe(LIMIT);
     expect(seen).toEqual({ cancelled: 0, failures: [] });
   });
 
@@ -136,5 +136,45 @@ describe("StreamBody's bound on what waits for a client", () => {
     await textOf(body);
     await new Promise((resolve) => setImmediate(resolve));
     expect(observed).toEqual(["opened", "event", "event", "dropped", "closed"]);
+  });
+});
+
+describe("StreamBody's writes", () => {
+  /** The chunks the body hands to its client, as they come. */
+  function chunksOf(body: StreamBody): { chunks: string[]; at: number[] } {
+    const seen = { chunks: [] as string[], at: [] as number[] };
+    body.on("data", (chunk: Buffer) => {
+      seen.chunks.push(String(chunk));
+      seen.at.push(performance.now());
+    });
+    return seen;
+  }
+
+  it("writes an event after a quiet spell at once, and the events that follow within WRITE_INTERVAL_MS together", async () => {
+    const { body, deliver } = unreadBody();
+    const frames = [1, 2, 3, 4].map((id) => messageOfFrameSize(200, id));
+    const seen = chunksOf(body);
+    const sent = performance.now();
+    deliver(frames[0]?.bytes ?? Buffer.alloc(0));
+    await body.started;
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(seen.chunks).toEqual([frames[0]?.frame]); // at once, alone
+    for (const frame of frames.slice(1)) deliver(frame.bytes);
+    expect(body.waitingBytes).toBe(600); // held, and counted against the client's bound
+    await new Promise((resolve) => setTimeout(resolve, WRITE_INTERVAL_MS + 20));
+    expect(seen.chunks).toEqual([frames[0]?.frame, frames.slice(1).map((f) => f.frame).join("")]);
+    expect((seen.at[1] ?? 0) - sent).toBeGreaterThanOrEqual(WRITE_INTERVAL_MS - 2);
+  });
+
+  it("writes the events held back before the final error event when the stream fails", async () => {
+    const { body, deliver } = unreadBody();
+    const first = messageOfFrameSize(200, 1);
+    const second = messageOfFrameSize(200, 2);
+    deliver(first.bytes);
+    await body.started;
+    deliver(second.bytes); // held for the next write
+    const problem = problemOf(new Error("the Manager went away"));
+    body.fail(problem);
+    expect(await textOf(body)).toBe(first.frame + second.frame + formatError("sse", problem));
   });
 });
