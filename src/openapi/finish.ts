@@ -7,6 +7,7 @@
 // - the examples of examples.ts, and a problem example for every error response;
 // - a request body's description from its schema; tags that no operation uses are dropped.
 import { STATUS_CODES } from "node:http";
+import { isDeepStrictEqual } from "node:util";
 import { EXAMPLES } from "./examples.js";
 import type { OperationExamples } from "./examples.js";
 import { SCHEMA_REF_PREFIX, restoreAnnotatedRefs } from "./components.js";
@@ -15,6 +16,7 @@ import type { ProblemSample } from "../http/status.js";
 import { operationsOf } from "./document.js";
 import type { Media, OpenApiDocument, Operation } from "./document.js";
 import { shareAlike } from "./shared.js";
+import { referToAlikeProperties } from "./pointers.js";
 
 export const PROBLEM_MEDIA = "application/problem+json";
 const JSON_MEDIA = "application/json";
@@ -40,6 +42,8 @@ export function finishDocument(generated: OpenApiDocument): OpenApiDocument {
   if (doc.tags !== undefined) doc.tags = doc.tags.filter((tag) => used.has(tag.name));
   shareAlike(doc, PROBLEM_MEDIA);
   dropUnusedSchemas(doc);
+  dropConstantExamples(doc.components?.schemas);
+  referToAlikeProperties(doc);
   return doc;
 }
 
@@ -67,6 +71,17 @@ function dropUnusedSchemas(doc: OpenApiDocument): void {
   };
   visit(doc.paths);
   for (const name of Object.keys(schemas)) if (!reached.has(name)) Reflect.deleteProperty(schemas, name);
+}
+
+/** Removes `examples: [c]` beside `const: c` (an event line's name): the only example such a schema can have. */
+function dropConstantExamples(value: unknown): void {
+  if (Array.isArray(value)) {
+    for (const item of value) dropConstantExamples(item);
+  } else if (typeof value === "object" && value !== null) {
+    const schema = value as { const?: unknown; examples?: unknown };
+    if (schema.const !== undefined && isDeepStrictEqual(schema.examples, [schema.const])) Reflect.deleteProperty(schema, "examples");
+    for (const child of Object.values(value)) dropConstantExamples(child);
+  }
 }
 
 /** "if-match" → "If-Match": header names are case-insensitive; this is how people write them. */
