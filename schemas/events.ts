@@ -43,7 +43,7 @@ const OciHealth = regions(
 );
 const ProviderHealth = message(
   "ProviderHealth",
-  { aws: Type.Optional(doc(AwsHealth, `AWS health. ${ONE_PROVIDER}`)), oci: Type.Optional(doc(OciHealth, `OCI health. ${ONE_PROVIDER}`)) },
+  { aws: Type.Optional(doc(AwsHealth, "AWS health.")), oci: Type.Optional(doc(OciHealth, "OCI health.")) },
   `A cloud provider's health. ${ONE_PROVIDER}`,
   { aws: { regionHealth: [] } },
 );
@@ -76,9 +76,9 @@ const JobInfoMessage = message(
   {
     jobKey: Type.Optional(doc(ActiveJobKeyJson, "The instance the message is about (omitted when unset).")),
     timestamp: Type.Optional(doc(Timestamp, "When it happened (omitted when unset).", "2026-12-24T18:00:00Z")),
-    serviceStarted: Type.Optional(doc(message("JobInfoServiceStarted", service, "A service started.", { serviceName: "norsk" }), `A service started. ${INFO}`)),
+    serviceStarted: Type.Optional(doc(message("JobInfoServiceStarted", service, "A service started.", { serviceName: "norsk" }), "A service started.")),
     serviceRestarting: Type.Optional(
-      doc(message("JobInfoServiceRestarting", service, "A service is restarting.", { serviceName: "norsk" }), `A service is restarting. ${INFO}`),
+      doc(message("JobInfoServiceRestarting", service, "A service is restarting.", { serviceName: "norsk" }), "A service is restarting."),
     ),
     containerEvent: Type.Optional(
       doc(
@@ -86,7 +86,7 @@ const JobInfoMessage = message(
           serviceName: "norsk",
           text: "",
         }),
-        `A container event. ${INFO}`,
+        "A container event.",
       ),
     ),
     composeMessage: Type.Optional(
@@ -97,7 +97,7 @@ const JobInfoMessage = message(
           "A docker compose message.",
           { stage: "start", text: "" },
         ),
-        `A docker compose message. ${INFO}`,
+        "A docker compose message.",
       ),
     ),
   },

@@ -12,7 +12,7 @@ const many = (description: string, example: string) =>
   Type.Optional(Type.Array(Type.String(), { description: `${description} Repeatable.`, examples: [[example]] }));
 
 const times = (description: string, example: string) =>
-  Type.Optional(Type.Array(doc(Timestamp, "An RFC 3339 date-time."), { description: `${description} Repeatable.`, examples: [[example]] }));
+  Type.Optional(Type.Array(Timestamp, { description: `${description} Repeatable.`, examples: [[example]] }));
 
 export const JobSearchQuery = Type.Object(
   {

@@ -84,17 +84,20 @@ export class NamedSchemas {
 
   /**
    * A plain-JSON copy of `value` in which every component, and every copy of one, is a $ref to
-   * it. TypeBox's symbol-keyed markers are left behind.
+   * it. TypeBox's symbol-keyed markers are left behind. With `keepAnnotations` (a parameter's
+   * schema, whose description and examples @fastify/swagger lifts onto the parameter) `value`
+   * itself, if it is a copy, keeps its description and examples even where they are the
+   * component's; what it contains does not.
    */
-  referenced(value: unknown): unknown {
+  referenced(value: unknown, keepAnnotations = false): unknown {
     if (Array.isArray(value)) return value.map((item) => this.referenced(item));
     if (!isObject(value)) return value;
     const mark = componentOf(value);
-    return mark === undefined ? this.copyChildren(value) : this.reference(value, mark);
+    return mark === undefined ? this.copyChildren(value) : this.reference(value, mark, keepAnnotations);
   }
 
   /** {$ref} to the component (anyOf [it, null] for a nullable copy), with the copy's annotations where they differ from it. */
-  private reference(copy: JsonObject, mark: ComponentMark): JsonObject {
+  private reference(copy: JsonObject, mark: ComponentMark, keepAnnotations: boolean): JsonObject {
     const shape = this.shapes.get(mark.name);
     if (shape === undefined) throw new Error(`component ${mark.name} was not collected`);
     const expected = mark.nullable === true ? orNull(shape) : shape;
@@ -106,7 +109,7 @@ export class NamedSchemas {
     const component = this.found.get(mark.name) as JsonObject;
     for (const key of ANNOTATIONS) {
       const own = copy[key];
-      if (own !== undefined && (mark.nullable === true || !isDeepStrictEqual(own, component[key]))) annotations[key] = plain(own);
+      if (own !== undefined && (keepAnnotations || mark.nullable === true || !isDeepStrictEqual(own, component[key]))) annotations[key] = plain(own);
     }
     if (mark.nullable === true) return { anyOf: [{ $ref }, { type: "null" }], ...annotations };
     // @fastify/swagger drops whatever stands beside a $ref; restoreAnnotatedRefs() puts it back.

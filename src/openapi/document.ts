@@ -7,6 +7,7 @@ export interface Media {
 export interface Parameter {
   name?: string;
   in?: string;
+  required?: boolean;
   $ref?: string;
   schema?: Record<string, unknown>;
   example?: unknown;

@@ -5,7 +5,8 @@
 // - header parameter names in their usual spelling (route schemas spell them in lower case,
 //   as fastify matches them);
 // - the examples of examples.ts, and a problem example for every error response;
-// - a request body's description from its schema; tags that no operation uses are dropped.
+// - `required: false` left out of parameters (OpenAPI's default); tags that no operation uses
+//   are dropped. A request body is described by its schema's component, not again beside it.
 import { STATUS_CODES } from "node:http";
 import { isDeepStrictEqual } from "node:util";
 import { EXAMPLES } from "./examples.js";
@@ -35,7 +36,6 @@ export function finishDocument(generated: OpenApiDocument): OpenApiDocument {
     for (const response of Object.values(operation.responses ?? {})) {
       response.headers = { ...response.headers, "X-Request-Id": { $ref: "#/components/headers/XRequestId" } };
     }
-    describeRequestBody(doc, operation);
     addExamples(doc, path, operation, EXAMPLES[operation.operationId ?? ""] ?? {});
   }
   const used = new Set(operationsOf(doc).flatMap(({ operation }) => operation.tags ?? []));
@@ -84,22 +84,17 @@ function dropConstantExamples(value: unknown): void {
   }
 }
 
-/** "if-match" → "If-Match": header names are case-insensitive; this is how people write them. */
+/**
+ * "if-match" → "If-Match": header names are case-insensitive; this is how people write them.
+ * And no `required: false`, which every parameter but a path's is unless it says otherwise.
+ */
 function spellHeaderNames(operation: Operation): void {
   for (const parameter of operation.parameters ?? []) {
+    if (parameter.required === false) Reflect.deleteProperty(parameter, "required");
     if (parameter.in === "header" && parameter.name !== undefined) {
       parameter.name = parameter.name.replace(/(^|-)([a-z])/g, (_, dash: string, letter: string) => dash + letter.toUpperCase());
     }
   }
-}
-
-function describeRequestBody(doc: OpenApiDocument, operation: Operation): void {
-  const body = operation.requestBody;
-  if (body === undefined || body.description !== undefined) return;
-  const ref = Object.values(body.content ?? {})[0]?.schema?.$ref;
-  const name = ref?.startsWith(SCHEMA_REF_PREFIX) === true ? ref.slice(SCHEMA_REF_PREFIX.length) : undefined;
-  const description = name === undefined ? undefined : doc.components?.schemas?.[name]?.description;
-  if (description !== undefined) body.description = description;
 }
 
 /**

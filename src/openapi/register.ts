@@ -45,7 +45,6 @@ const PARAMETERS = {
   XRequestId: {
     name: "X-Request-Id",
     in: "header",
-    required: false,
     description:
       "Identifies the request in logs, in problems and at the Manager (forwarded as metadata). Kept when it is 1 to 128 of " +
       "A-Z a-z 0-9 . _ : @ / + = -, replaced by a generated UUID otherwise; echoed on the response.",
@@ -55,7 +54,6 @@ const PARAMETERS = {
   GrpcTimeout: {
     name: "Grpc-Timeout",
     in: "header",
-    required: false,
     description:
       "The deadline of the gateway's call to the Manager (grpc-gateway's convention): 1 to 8 digits and a unit, H, M, S, " +
       "m (ms), u (µs) or n (ns). A malformed value is a 400. On an operation answered in one piece it may shorten the request " +
@@ -91,6 +89,8 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
   app.addHook("onRoute", (route) => {
     if (route.schema === undefined || route.schema.hide === true) return;
     named.collect(route.schema.body);
+    named.collect(route.schema.querystring);
+    named.collect(route.schema.params);
     named.collect(route.schema.response);
   });
   app.addHook("onReady", (done) => {

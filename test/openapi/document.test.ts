@@ -210,9 +210,11 @@ describe("the jobs API is described as the gateway behaves", () => {
       expect([schema.type].flat().filter((type) => type !== "null")).toEqual(["string"]);
       expect(typeof schema.pattern).toBe("string");
     }
-    const job = schemas.Job as { properties: Record<string, { format?: string; type?: string }> };
+    const job = schemas.Job as { properties: Record<string, { format?: string; type?: string; $ref?: string }> };
     expect(job.properties.currentHash).toMatchObject({ type: "string", format: "int64" });
-    expect(job.properties.startDateTime).toMatchObject({ type: "string", format: "date-time" });
+    // Every time refers to the one component Timestamp, which says it.
+    expect(job.properties.startDateTime?.$ref).toBe("#/components/schemas/Timestamp");
+    expect(resolveRef(doc, job.properties.startDateTime?.$ref ?? "")).toMatchObject({ type: "string", format: "date-time" });
   });
 });
 
