@@ -33,8 +33,13 @@ function keyOf(pair: Pair): unknown {
 export function documentYaml(document: object): string {
   const doc = new Document(document, { aliasDuplicateObjects: false });
   visit(doc, {
-    Pair: (_, pair) => {
+    Pair: (_, pair, path) => {
       const key = keyOf(pair);
+      // components/examples: each example's value on one line, under its name.
+      if (key === "examples" && path.length === 4 && isMap(pair.value)) {
+        for (const example of pair.value.items) if (isMap(example.value)) for (const field of example.value.items) if (isCollection(field.value)) flowAll(field.value);
+        return visit.SKIP;
+      }
       if ((key === "example" || key === "examples") && isCollection(pair.value)) {
         flowAll(pair.value);
         return visit.SKIP;
