@@ -50,9 +50,8 @@ export type JobSearchQueryJson = Static<typeof JobSearchQuery>;
  */
 export const JobListNdjson = doc(
   JobListJson,
-  "As application/x-ndjson: the same jobs, one per line and nothing else, in job id order, each line written as the Manager's " +
-    'answer arrives. If the search fails after the first line (the Manager sent nothing more ' +
-    "within the request timeout: 504; the client took nothing for as long: 429; the Manager failed or went away), the stream " +
-    'ends with one {"error": Problem} line, as the status can no longer change.',
+  "As application/x-ndjson: the same jobs, one per line and nothing else, in id order, each written as it arrives. A " +
+    "failure after the first line (nothing more from the Manager within the request timeout: 504; nothing taken by the " +
+    'client for as long: 429; the Manager failed or went away) ends the stream with one {"error": Problem} line.',
   { jobs: [] },
 );

@@ -109,7 +109,7 @@ export class NamedSchemas {
     const component = this.found.get(mark.name) as JsonObject;
     for (const key of ANNOTATIONS) {
       const own = copy[key];
-      if (own !== undefined && (keepAnnotations || mark.nullable === true || !isDeepStrictEqual(own, component[key]))) annotations[key] = plain(own);
+      if (own !== undefined && (keepAnnotations || !isDeepStrictEqual(own, component[key]))) annotations[key] = plain(own);
     }
     if (mark.nullable === true) return { anyOf: [{ $ref }, { type: "null" }], ...annotations };
     // @fastify/swagger drops whatever stands beside a $ref; restoreAnnotatedRefs() puts it back.
@@ -124,7 +124,23 @@ export class NamedSchemas {
     if (mapping !== undefined) copy.discriminator = { ...(copy.discriminator as JsonObject), mapping };
     // A map's empty `properties` (TypeBox writes one) says nothing beside its additionalProperties.
     if (isObject(copy.additionalProperties) && isObject(copy.properties) && Object.keys(copy.properties).length === 0) Reflect.deleteProperty(copy, "properties");
-    return compactUnion(copy);
+    return this.withoutRepeats(compactUnion(copy));
+  }
+
+  /**
+   * `anyOf [{$ref: C}, null]` (a nullable copy of a component in an input form) without the
+   * description and examples that C itself has: the reference says them.
+   */
+  private withoutRepeats(schema: JsonObject): JsonObject {
+    const [first, second, ...rest] = Array.isArray(schema.anyOf) ? (schema.anyOf as unknown[]) : [];
+    if (rest.length > 0 || !isDeepStrictEqual(second, { type: "null" }) || !isObject(first) || Object.keys(first).length !== 1) return schema;
+    // Until the document is finished, a reference may still be written as ANNOTATED_REF.
+    const ref = first.$ref ?? first[ANNOTATED_REF];
+    const component = typeof ref === "string" && ref.startsWith(SCHEMA_REF_PREFIX) ? this.found.get(ref.slice(SCHEMA_REF_PREFIX.length)) : undefined;
+    if (!isObject(component)) return schema;
+    const own: JsonObject = { ...schema };
+    for (const key of ANNOTATIONS) if (own[key] !== undefined && isDeepStrictEqual(plain(own[key]), plain(component[key]))) Reflect.deleteProperty(own, key);
+    return own;
   }
 
   /** Remembers a component; false when it was known already. */

@@ -77,13 +77,10 @@ export function shareAlike(doc: OpenApiDocument, problemMedia: string): void {
 /** Example bodies given alike in two or more places, each then `examples: {Name: {$ref}}`. */
 function shareExamples(doc: OpenApiDocument): void {
   const uses = new Map<string, Media[]>();
-  for (const { operation } of operationsOf(doc)) {
-    const bodies = [operation.requestBody?.content, ...Object.values(operation.responses ?? {}).map((response) => response.content)];
-    for (const media of bodies.flatMap((content) => Object.values(content ?? {}))) {
-      if (media.example === undefined) continue;
-      const text = JSON.stringify(media.example);
-      uses.set(text, [...(uses.get(text) ?? []), media]);
-    }
+  for (const media of bodiesOf(doc)) {
+    if (media.example === undefined) continue;
+    const text = JSON.stringify(media.example);
+    uses.set(text, [...(uses.get(text) ?? []), media]);
   }
   const components = (doc.components ??= {}) as JsonObject;
   for (const [text, media] of uses) {
@@ -101,6 +98,16 @@ function shareExamples(doc: OpenApiDocument): void {
       use.examples = { [name]: { $ref: `#/components/examples/${name}` } };
     }
   }
+}
+
+/** Every request and response body: those of the shared responses first, then each operation's. */
+function bodiesOf(doc: OpenApiDocument): Media[] {
+  const shared = Object.values(((doc.components as JsonObject | undefined)?.responses ?? {}) as Record<string, Response>);
+  const contents = shared.map((response) => response.content);
+  for (const { operation } of operationsOf(doc)) {
+    contents.push(operation.requestBody?.content, ...Object.values(operation.responses ?? {}).map((response) => response.content));
+  }
+  return contents.flatMap((content) => Object.values(content ?? {}));
 }
 
 function addParameters(parameters: Alike, operation: Operation): void {
