@@ -241,9 +241,10 @@ export function sseText(): TSchema {
   return SERVER_SENT_EVENTS;
 }
 
-/** The same for both streams: one component. */
+/** The same for both streams: one component, a string whose content is text/event-stream. */
 const SERVER_SENT_EVENTS = named(
   Type.String({
+    contentMediaType: "text/event-stream",
     description:
       'Server-Sent Events: "id: <n>" (1, 2, 3, ... on this connection), "event: <name>" and "data: <JSON on one line>", ' +
       'the event and data of the NDJSON line of the same event; a heartbeat is a ": heartbeat" comment.',
