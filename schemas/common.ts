@@ -57,17 +57,20 @@ export function componentOf(schema: unknown): ComponentMark | undefined {
  * The same schema checks it where it is created (a body) and where it is used (a path or
  * query parameter), so whatever is created can be read, changed and deleted by its path.
  */
-export const Id = Type.String({
-  minLength: 1,
-  maxLength: ID_MAX_LENGTH,
-  pattern: ID_PATTERN,
-  description: `An id: ${ID_RULE}`,
-  examples: ["encoder-1"],
-});
+export const Id = named(
+  Type.String({
+    minLength: 1,
+    maxLength: ID_MAX_LENGTH,
+    pattern: ID_PATTERN,
+    description: `An id: ${ID_RULE}`,
+    examples: ["encoder-1"],
+  }),
+  "Id",
+);
 
-/** Id with its own description (the rule appended) and example. */
+/** Id with its own description and example; the rule is the component's (the document refers to it). */
 export function IdOf(description: string, example: string): typeof Id {
-  return doc(Id, `${description} ${ID_RULE}`, example);
+  return doc(Id, description, example);
 }
 
 export const Int64String = Type.String({
@@ -86,14 +89,18 @@ export const Uint64String = Type.String({
   examples: ["0", "67108864", "18446744073709551615"],
 });
 
-export const Timestamp = Type.String({
-  format: "date-time",
-  pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?([Zz]|[+-][0-9]{2}:[0-9]{2})$",
-  description:
-    "An RFC 3339 date-time within 0001-01-01..9999-12-31. Output is UTC (\"Z\") with 0, 3, 6 or 9 " +
-    "fractional digits, nanoseconds exact; input may use any offset and 1-9 fractional digits.",
-  examples: ["2025-12-02T10:00:00Z", "2100-01-01T00:00:00.123456789Z"],
-});
+/** The component Timestamp: every time in a body or a query refers to it, with its own description. */
+export const Timestamp = named(
+  Type.String({
+    format: "date-time",
+    pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?([Zz]|[+-][0-9]{2}:[0-9]{2})$",
+    description:
+      "An RFC 3339 date-time within 0001-01-01..9999-12-31. Output is UTC (\"Z\") with 0, 3, 6 or 9 " +
+      "fractional digits, nanoseconds exact; input may use any offset and 1-9 fractional digits.",
+    examples: ["2025-12-02T10:00:00Z", "2100-01-01T00:00:00.123456789Z"],
+  }),
+  "Timestamp",
+);
 
 export const Uint32 = Type.Integer({ minimum: 0, maximum: 4294967295, description: "An unsigned 32-bit integer.", examples: [8080] });
 export const Int32 = Type.Integer({ minimum: -2147483648, maximum: 2147483647, description: "A signed 32-bit integer.", examples: [0] });

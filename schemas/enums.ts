@@ -12,14 +12,16 @@ export type TEnum<T extends readonly string[]> = TUnion<[...Literals<T>, TIntege
 
 /** The enum `protoName` as the component `name` (an enum's component is named as its TypeScript constant). */
 export function EnumOf<const T extends readonly string[]>(name: string, protoName: string, names: T, description: string): TEnum<T> {
-  const list = names.map((n) => JSON.stringify(n)).join(", ");
+  // The names are the union's constants (one `enum` in the document), and that a known value is
+  // always its name is said once, by the document's description: the integer branch says
+  // what a number is, and the union only what the enum is.
   const unknown = Type.Integer({
     minimum: -2147483648,
     maximum: 2147483647,
-    description: `A number that is not one of ${list}: a ${protoName} value this gateway does not know, passed through.`,
+    description: `A ${protoName} value unknown to this gateway, as its number.`,
   });
   const schema = Type.Union([...names.map((n) => Type.Literal(n)), unknown], {
-    description: `${description} One of ${list}; an integer only for a value this gateway does not know.`,
+    description,
     examples: [names[0]],
   });
   return named(schema, name) as unknown as TEnum<T>;

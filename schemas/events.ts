@@ -43,7 +43,7 @@ const OciHealth = regions(
 );
 const ProviderHealth = message(
   "ProviderHealth",
-  { aws: Type.Optional(doc(AwsHealth, `AWS health. ${ONE_PROVIDER}`)), oci: Type.Optional(doc(OciHealth, `OCI health. ${ONE_PROVIDER}`)) },
+  { aws: Type.Optional(doc(AwsHealth, "AWS health.")), oci: Type.Optional(doc(OciHealth, "OCI health.")) },
   `A cloud provider's health. ${ONE_PROVIDER}`,
   { aws: { regionHealth: [] } },
 );
@@ -76,9 +76,9 @@ const JobInfoMessage = message(
   {
     jobKey: Type.Optional(doc(ActiveJobKeyJson, "The instance the message is about (omitted when unset).")),
     timestamp: Type.Optional(doc(Timestamp, "When it happened (omitted when unset).", "2026-12-24T18:00:00Z")),
-    serviceStarted: Type.Optional(doc(message("JobInfoServiceStarted", service, "A service started.", { serviceName: "norsk" }), `A service started. ${INFO}`)),
+    serviceStarted: Type.Optional(doc(message("JobInfoServiceStarted", service, "A service started.", { serviceName: "norsk" }), "A service started.")),
     serviceRestarting: Type.Optional(
-      doc(message("JobInfoServiceRestarting", service, "A service is restarting.", { serviceName: "norsk" }), `A service is restarting. ${INFO}`),
+      doc(message("JobInfoServiceRestarting", service, "A service is restarting.", { serviceName: "norsk" }), "A service is restarting."),
     ),
     containerEvent: Type.Optional(
       doc(
@@ -86,7 +86,7 @@ const JobInfoMessage = message(
           serviceName: "norsk",
           text: "",
         }),
-        `A container event. ${INFO}`,
+        "A container event.",
       ),
     ),
     composeMessage: Type.Optional(
@@ -97,7 +97,7 @@ const JobInfoMessage = message(
           "A docker compose message.",
           { stage: "start", text: "" },
         ),
-        `A docker compose message. ${INFO}`,
+        "A docker compose message.",
       ),
     ),
   },
@@ -204,10 +204,14 @@ const problemExample = {
 
 const ERROR_EVENT = "error: the last event of a stream that failed: its client fell too far behind (429), the Manager went away (503), or the gateway is shutting down (503).";
 
-/** One NDJSON line, {"event": name, "data": ...}: the component `<Name>Line`, Name the event's name capitalised. */
-function line(event: string, data: TSchema | undefined, description: string): TObject {
+/**
+ * One NDJSON line, {"event": name, "data": ...}: the component `<Name>Line`, Name the event's
+ * name capitalised. A line whose data is an event's message has no description of its own:
+ * the message's component describes the event.
+ */
+function line(event: string, data: TSchema | undefined, description?: string): TObject {
   const properties = { event: Type.Literal(event, { description: "The event's name.", examples: [event] }), ...(data === undefined ? {} : { data }) };
-  return named(Type.Object(properties, { ...closed, description }), `${event.charAt(0).toUpperCase()}${event.slice(1)}Line`);
+  return named(Type.Object(properties, { ...closed, ...(description === undefined ? {} : { description }) }), `${event.charAt(0).toUpperCase()}${event.slice(1)}Line`);
 }
 
 // Both streams end the same ways.
@@ -220,7 +224,7 @@ const ERROR_LINE = line("error", doc(ProblemJson, "Why the stream ended.", probl
  * src/openapi/components.ts).
  */
 function lines(data: Record<string, TObject>, name: string, stream: string): TSchema {
-  const branches = Object.entries(data).map(([event, body]) => line(event, body, body.description ?? event));
+  const branches = Object.entries(data).map(([event, body]) => line(event, body));
   const union = { oneOf: [...branches, HEARTBEAT_LINE, ERROR_LINE], discriminator: { propertyName: "event" }, description: `One line of ${stream} as NDJSON.` };
   return named(Type.Unsafe<unknown>(union), name);
 }
@@ -228,16 +232,26 @@ function lines(data: Record<string, TObject>, name: string, stream: string): TSc
 export const EventLine = lines(EVENT_DATA, "EventLine", "GET /v1/events");
 export const StatusLine = lines(STATUS_DATA, "StatusLine", "GET /v1/status");
 
-/** text/event-stream, described in words: JSON Schema cannot say more about it. */
-export function sseText(names: readonly string[]): TSchema {
-  return Type.String({
-    description:
-      `Server-Sent Events. Each event is "id: <n>" (1, 2, 3, ... on this connection), "event: <name>" and "data: <JSON on one line>"; ` +
-      `names: ${names.join(", ")}; the data of each is that of the NDJSON line with the same event name. A ": heartbeat" comment ` +
-      `comes every 15 s (configurable) while nothing else does. A stream that fails ends with "event: error" whose data is a Problem.`,
-    examples: ['id: 1\nevent: jobDeleted\ndata: {"jobId":"encoder-1"}\n\n'],
-  });
+/**
+ * text/event-stream, described in words: JSON Schema cannot say more about it. The events are
+ * those of the NDJSON lines (their names and data are listed there), and when heartbeats and
+ * the error event come is said by the operations' tag.
+ */
+export function sseText(): TSchema {
+  return SERVER_SENT_EVENTS;
 }
+
+/** The same for both streams: one component, a string whose content is text/event-stream. */
+const SERVER_SENT_EVENTS = named(
+  Type.String({
+    contentMediaType: "text/event-stream",
+    description:
+      'Server-Sent Events: "id: <n>" (1, 2, 3, ... on this connection), "event: <name>" and "data: <JSON on one line>", ' +
+      'the event and data of the NDJSON line of the same event; a heartbeat is a ": heartbeat" comment.',
+    examples: ['id: 1\nevent: jobDeleted\ndata: {"jobId":"encoder-1"}\n\n'],
+  }),
+  "ServerSentEvents",
+);
 
 export const EventStreamQuery = Type.Object(
   {

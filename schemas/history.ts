@@ -50,7 +50,8 @@ export const JobStoppingReason = EnumOf(
 );
 
 const KINDS = "jobCreated, jobUpdated, jobProvisioned, jobRunning, jobStopping, jobStopped, jobCompleted";
-const kind = (description: string) => `${description} At most one of ${KINDS} is set (a oneof; none for a kind this gateway does not know).`;
+// A kind's description is its own; that the kinds are a oneof is said once, by the entry.
+const kind = (description: string) => description;
 const ts = { timestamp: "2026-12-24T18:00:00Z" };
 const ran = { ...ts, role: "primary" };
 
@@ -91,7 +92,7 @@ const JobHistoryEntryJson = named(
       jobStopped: Type.Optional(doc(entry("JobHistoryJobStopped", placement, "An instance stopped.", ran), kind("An instance stopped."))),
       jobCompleted: Type.Optional(doc(entry("JobHistoryJobCompleted", at, "The job was completed.", ts), kind("The job was completed."))),
     },
-    { ...closed, description: `One entry of a job's history. At most one of ${KINDS} is set.`, examples: [{ jobCreated: ts }] },
+    { ...closed, description: `One entry of a job's history. At most one of ${KINDS} is set (a oneof; none for a kind this gateway does not know).`, examples: [{ jobCreated: ts }] },
   ),
   "JobHistoryEntry",
 );

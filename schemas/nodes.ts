@@ -10,6 +10,7 @@ import { InputOf } from "./variants.js";
 
 const closed = { additionalProperties: false } as const;
 const str = (description: string, example: string) => Type.String({ description, examples: [example] });
+// Said by the message whose members they are, not again by each member.
 const oneOf = (members: string) => `At most one of ${members} is set (a oneof).`;
 
 const AwsMetadata = named(
@@ -29,9 +30,9 @@ const Empty = (name: string, description: string) => named(Type.Object({}, { ...
 const ProviderMetadata = named(
   Type.Object(
     {
-      aws: Type.Optional(doc(AwsMetadata, `An AWS node. ${oneOf("aws, oci, test")}`)),
-      oci: Type.Optional(doc(Empty("OciMetadata", "An OCI node (no further metadata)."), `An OCI node. ${oneOf("aws, oci, test")}`)),
-      test: Type.Optional(doc(AwsMetadata, `A test node, described as an AWS one. ${oneOf("aws, oci, test")}`)),
+      aws: Type.Optional(doc(AwsMetadata, "An AWS node.")),
+      oci: Type.Optional(doc(Empty("OciMetadata", "An OCI node (no further metadata)."), "An OCI node.")),
+      test: Type.Optional(doc(AwsMetadata, "A test node, described as an AWS one.")),
     },
     { ...closed, description: `The node's provider. ${oneOf("aws, oci, test")}`, examples: [{ oci: {} }] },
   ),
@@ -62,9 +63,9 @@ const RunningAwsMetadata = named(
 const RunningNodeProviderMetadata = named(
   Type.Object(
     {
-      aws: Type.Optional(doc(RunningAwsMetadata, `An AWS instance. ${oneOf("aws, oci, test")}`)),
-      oci: Type.Optional(doc(Empty("RunningOciMetadata", "An OCI instance (no further metadata)."), `An OCI instance. ${oneOf("aws, oci, test")}`)),
-      test: Type.Optional(doc(RunningAwsMetadata, `A test instance, described as an AWS one. ${oneOf("aws, oci, test")}`)),
+      aws: Type.Optional(doc(RunningAwsMetadata, "An AWS instance.")),
+      oci: Type.Optional(doc(Empty("RunningOciMetadata", "An OCI instance (no further metadata)."), "An OCI instance.")),
+      test: Type.Optional(doc(RunningAwsMetadata, "A test instance, described as an AWS one.")),
     },
     { ...closed, description: `The running instance at the provider. ${oneOf("aws, oci, test")}`, examples: [{ oci: {} }] },
   ),
@@ -109,8 +110,8 @@ const workerVersions = {
 const AwsLaunchTemplate = named(
   Type.Object(
     {
-      id: Type.Optional(str(`Launch template id. ${oneOf("id, name")}`, "lt-0123456789abcdef0")),
-      name: Type.Optional(str(`Launch template name. ${oneOf("id, name")}`, "norsk-worker")),
+      id: Type.Optional(str("Launch template id.", "lt-0123456789abcdef0")),
+      name: Type.Optional(str("Launch template name.", "norsk-worker")),
       version: str("Launch template version (\"\" for the default one).", "3"),
     },
     { ...closed, description: `An EC2 launch template, by id or by name. ${oneOf("id, name")}`, examples: [{ name: "norsk-worker", version: "3" }] },

@@ -12,7 +12,7 @@ const many = (description: string, example: string) =>
   Type.Optional(Type.Array(Type.String(), { description: `${description} Repeatable.`, examples: [[example]] }));
 
 const times = (description: string, example: string) =>
-  Type.Optional(Type.Array(doc(Timestamp, "An RFC 3339 date-time."), { description: `${description} Repeatable.`, examples: [[example]] }));
+  Type.Optional(Type.Array(Timestamp, { description: `${description} Repeatable.`, examples: [[example]] }));
 
 export const JobSearchQuery = Type.Object(
   {
@@ -50,9 +50,8 @@ export type JobSearchQueryJson = Static<typeof JobSearchQuery>;
  */
 export const JobListNdjson = doc(
   JobListJson,
-  "As application/x-ndjson: the same jobs, one per line and nothing else, in job id order, each line written as the Manager's " +
-    'answer arrives. If the search fails after the first line (the Manager sent nothing more ' +
-    "within the request timeout: 504; the client took nothing for as long: 429; the Manager failed or went away), the stream " +
-    'ends with one {"error": Problem} line, as the status can no longer change.',
+  "As application/x-ndjson: the same jobs, one per line and nothing else, in id order, each written as it arrives. A " +
+    "failure after the first line (nothing more from the Manager within the request timeout: 504; nothing taken by the " +
+    'client for as long: 429; the Manager failed or went away) ends the stream with one {"error": Problem} line.',
   { jobs: [] },
 );

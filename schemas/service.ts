@@ -34,9 +34,9 @@ export const PortMappingJson = named(
     {
       containerPort: doc(Uint32, "Port inside the container.", 8080),
       protocol: doc(ProtocolFamily, "Transport protocol of the port.", "tcp"),
-      ephemeral: Type.Optional(doc(HostPortEphemeral, "Host port: any free one. At most one of ephemeral, range, specific.", {})),
-      range: Type.Optional(doc(HostPortRange, "Host port: one from a range. At most one of ephemeral, range, specific.")),
-      specific: Type.Optional(doc(HostPortSpecific, "Host port: this one. At most one of ephemeral, range, specific.")),
+      ephemeral: Type.Optional(doc(HostPortEphemeral, "Host port: any free one.", {})),
+      range: Type.Optional(doc(HostPortRange, "Host port: one from a range.")),
+      specific: Type.Optional(doc(HostPortSpecific, "Host port: this one.")),
       hostAddress: Type.String({ description: "Host address to bind (\"\" for the default).", examples: ["0.0.0.0"] }),
       group: Type.String({ description: "Port group label (\"\" for none).", examples: ["g"] }),
     },

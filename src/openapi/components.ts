@@ -84,17 +84,20 @@ export class NamedSchemas {
 
   /**
    * A plain-JSON copy of `value` in which every component, and every copy of one, is a $ref to
-   * it. TypeBox's symbol-keyed markers are left behind.
+   * it. TypeBox's symbol-keyed markers are left behind. With `keepAnnotations` (a parameter's
+   * schema, whose description and examples @fastify/swagger lifts onto the parameter) `value`
+   * itself, if it is a copy, keeps its description and examples even where they are the
+   * component's; what it contains does not.
    */
-  referenced(value: unknown): unknown {
+  referenced(value: unknown, keepAnnotations = false): unknown {
     if (Array.isArray(value)) return value.map((item) => this.referenced(item));
     if (!isObject(value)) return value;
     const mark = componentOf(value);
-    return mark === undefined ? this.copyChildren(value) : this.reference(value, mark);
+    return mark === undefined ? this.copyChildren(value) : this.reference(value, mark, keepAnnotations);
   }
 
   /** {$ref} to the component (anyOf [it, null] for a nullable copy), with the copy's annotations where they differ from it. */
-  private reference(copy: JsonObject, mark: ComponentMark): JsonObject {
+  private reference(copy: JsonObject, mark: ComponentMark, keepAnnotations: boolean): JsonObject {
     const shape = this.shapes.get(mark.name);
     if (shape === undefined) throw new Error(`component ${mark.name} was not collected`);
     const expected = mark.nullable === true ? orNull(shape) : shape;
@@ -106,7 +109,7 @@ export class NamedSchemas {
     const component = this.found.get(mark.name) as JsonObject;
     for (const key of ANNOTATIONS) {
       const own = copy[key];
-      if (own !== undefined && (mark.nullable === true || !isDeepStrictEqual(own, component[key]))) annotations[key] = plain(own);
+      if (own !== undefined && (keepAnnotations || !isDeepStrictEqual(own, component[key]))) annotations[key] = plain(own);
     }
     if (mark.nullable === true) return { anyOf: [{ $ref }, { type: "null" }], ...annotations };
     // @fastify/swagger drops whatever stands beside a $ref; restoreAnnotatedRefs() puts it back.
@@ -121,7 +124,23 @@ export class NamedSchemas {
     if (mapping !== undefined) copy.discriminator = { ...(copy.discriminator as JsonObject), mapping };
     // A map's empty `properties` (TypeBox writes one) says nothing beside its additionalProperties.
     if (isObject(copy.additionalProperties) && isObject(copy.properties) && Object.keys(copy.properties).length === 0) Reflect.deleteProperty(copy, "properties");
-    return compactUnion(copy);
+    return this.withoutRepeats(compactUnion(copy));
+  }
+
+  /**
+   * `anyOf [{$ref: C}, null]` (a nullable copy of a component in an input form) without the
+   * description and examples that C itself has: the reference says them.
+   */
+  private withoutRepeats(schema: JsonObject): JsonObject {
+    const [first, second, ...rest] = Array.isArray(schema.anyOf) ? (schema.anyOf as unknown[]) : [];
+    if (rest.length > 0 || !isDeepStrictEqual(second, { type: "null" }) || !isObject(first) || Object.keys(first).length !== 1) return schema;
+    // Until the document is finished, a reference may still be written as ANNOTATED_REF.
+    const ref = first.$ref ?? first[ANNOTATED_REF];
+    const component = typeof ref === "string" && ref.startsWith(SCHEMA_REF_PREFIX) ? this.found.get(ref.slice(SCHEMA_REF_PREFIX.length)) : undefined;
+    if (!isObject(component)) return schema;
+    const own: JsonObject = { ...schema };
+    for (const key of ANNOTATIONS) if (own[key] !== undefined && isDeepStrictEqual(plain(own[key]), plain(component[key]))) Reflect.deleteProperty(own, key);
+    return own;
   }
 
   /** Remembers a component; false when it was known already. */

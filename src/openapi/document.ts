@@ -3,10 +3,13 @@
 export interface Media {
   schema?: { $ref?: string; examples?: unknown };
   example?: unknown;
+  /** Named examples; here one, a $ref to components/examples, for an example given in several places. */
+  examples?: Record<string, { $ref?: string; value?: unknown }>;
 }
 export interface Parameter {
   name?: string;
   in?: string;
+  required?: boolean;
   $ref?: string;
   schema?: Record<string, unknown>;
   example?: unknown;

@@ -5,8 +5,10 @@
 // - header parameter names in their usual spelling (route schemas spell them in lower case,
 //   as fastify matches them);
 // - the examples of examples.ts, and a problem example for every error response;
-// - a request body's description from its schema; tags that no operation uses are dropped.
+// - `required: false` left out of parameters (OpenAPI's default); tags that no operation uses
+//   are dropped. A request body is described by its schema's component, not again beside it.
 import { STATUS_CODES } from "node:http";
+import { isDeepStrictEqual } from "node:util";
 import { EXAMPLES } from "./examples.js";
 import type { OperationExamples } from "./examples.js";
 import { SCHEMA_REF_PREFIX, restoreAnnotatedRefs } from "./components.js";
@@ -15,6 +17,7 @@ import type { ProblemSample } from "../http/status.js";
 import { operationsOf } from "./document.js";
 import type { Media, OpenApiDocument, Operation } from "./document.js";
 import { shareAlike } from "./shared.js";
+import { referToAlikeProperties } from "./pointers.js";
 
 export const PROBLEM_MEDIA = "application/problem+json";
 const JSON_MEDIA = "application/json";
@@ -33,13 +36,14 @@ export function finishDocument(generated: OpenApiDocument): OpenApiDocument {
     for (const response of Object.values(operation.responses ?? {})) {
       response.headers = { ...response.headers, "X-Request-Id": { $ref: "#/components/headers/XRequestId" } };
     }
-    describeRequestBody(doc, operation);
     addExamples(doc, path, operation, EXAMPLES[operation.operationId ?? ""] ?? {});
   }
   const used = new Set(operationsOf(doc).flatMap(({ operation }) => operation.tags ?? []));
   if (doc.tags !== undefined) doc.tags = doc.tags.filter((tag) => used.has(tag.name));
   shareAlike(doc, PROBLEM_MEDIA);
   dropUnusedSchemas(doc);
+  dropConstantExamples(doc.components?.schemas);
+  referToAlikeProperties(doc);
   return doc;
 }
 
@@ -69,22 +73,28 @@ function dropUnusedSchemas(doc: OpenApiDocument): void {
   for (const name of Object.keys(schemas)) if (!reached.has(name)) Reflect.deleteProperty(schemas, name);
 }
 
-/** "if-match" → "If-Match": header names are case-insensitive; this is how people write them. */
+/** Removes `examples: [c]` beside `const: c` (an event line's name): the only example such a schema can have. */
+function dropConstantExamples(value: unknown): void {
+  if (Array.isArray(value)) {
+    for (const item of value) dropConstantExamples(item);
+  } else if (typeof value === "object" && value !== null) {
+    const schema = value as { const?: unknown; examples?: unknown };
+    if (schema.const !== undefined && isDeepStrictEqual(schema.examples, [schema.const])) Reflect.deleteProperty(schema, "examples");
+    for (const child of Object.values(value)) dropConstantExamples(child);
+  }
+}
+
+/**
+ * "if-match" → "If-Match": header names are case-insensitive; this is how people write them.
+ * And no `required: false`, which every parameter but a path's is unless it says otherwise.
+ */
 function spellHeaderNames(operation: Operation): void {
   for (const parameter of operation.parameters ?? []) {
+    if (parameter.required === false) Reflect.deleteProperty(parameter, "required");
     if (parameter.in === "header" && parameter.name !== undefined) {
       parameter.name = parameter.name.replace(/(^|-)([a-z])/g, (_, dash: string, letter: string) => dash + letter.toUpperCase());
     }
   }
-}
-
-function describeRequestBody(doc: OpenApiDocument, operation: Operation): void {
-  const body = operation.requestBody;
-  if (body === undefined || body.description !== undefined) return;
-  const ref = Object.values(body.content ?? {})[0]?.schema?.$ref;
-  const name = ref?.startsWith(SCHEMA_REF_PREFIX) === true ? ref.slice(SCHEMA_REF_PREFIX.length) : undefined;
-  const description = name === undefined ? undefined : doc.components?.schemas?.[name]?.description;
-  if (description !== undefined) body.description = description;
 }
 
 /**

@@ -18,8 +18,8 @@ import type { OpenApiDocument } from "./document.js";
 const DESCRIPTION = [
   "An HTTP/JSON gateway in front of the Norsk Manager's gRPC API (norsk.api.manager.Manager). Resources mirror the " +
     "TypeScript SDK's `Job` interface as JSON: 64-bit integers are decimal strings, timestamps are RFC 3339 (UTC, " +
-    'nanoseconds kept), enums are lower-case names, and `""` is kept apart from absent. Every error is an RFC 9457 ' +
-    "problem (`application/problem+json`).",
+    "nanoseconds kept), enums are lower-case names (a number only for a value this gateway does not know), and " +
+    '`""` is kept apart from absent. Every error is an RFC 9457 problem (`application/problem+json`).',
   "Headers that reach the Manager as gRPC metadata: `Authorization`, `X-Request-Id`, `traceparent`, `tracestate` and " +
     "`Grpc-Metadata-<name>` (as `<name>`); no others. A value that is not printable ASCII, a `<name>` that is not a gRPC " +
     "metadata key, or a `Grpc-Metadata-*` header for a reserved key (`authorization`, `x-request-id`, `traceparent`, " +
@@ -37,7 +37,15 @@ const TAGS = [
       "jobSearch, patchJob, updateJob, startJob, listJobInstances, stopJob, completeJob, deleteJob.",
   },
   { name: "nodes", description: "Cloud and physical nodes that run jobs." },
-  { name: "events", description: "Streams of the Manager's events, as Server-Sent Events." },
+  {
+    name: "events",
+    description:
+      "Streams of the Manager's events: Server-Sent Events, or with `Accept: application/x-ndjson` NDJSON, one " +
+      '{"event", "data"} per line. A stream answers once the Manager\'s stream has started, so a refusal before that (a bad ' +
+      "argument, no Manager, no answer within the request timeout) is an ordinary problem. Then it never ends by itself: it " +
+      "sends each event as it happens, a heartbeat every 15 s (configurable) while nothing else is sent, and, when it fails, " +
+      "a last `error` event (ErrorLine says when). The request timeout bounds the start only; `Grpc-Timeout` the whole stream.",
+  },
   { name: "operations", description: "Probes for load balancers and orchestrators." },
 ];
 
@@ -45,23 +53,20 @@ const PARAMETERS = {
   XRequestId: {
     name: "X-Request-Id",
     in: "header",
-    required: false,
     description:
-      "Identifies the request in logs, in problems and at the Manager (forwarded as metadata). Kept when it is 1 to 128 of " +
-      "A-Z a-z 0-9 . _ : @ / + = -, replaced by a generated UUID otherwise; echoed on the response.",
+      "Names the request in logs, problems and at the Manager (forwarded as metadata). Kept if it is 1 to 128 of " +
+      "A-Z a-z 0-9 . _ : @ / + = -, else replaced by a generated UUID; echoed on the response.",
     // No example: Swagger UI would pre-fill it, and every "Try it out" would send the same id.
     schema: { type: "string" },
   },
   GrpcTimeout: {
     name: "Grpc-Timeout",
     in: "header",
-    required: false,
     description:
-      "The deadline of the gateway's call to the Manager (grpc-gateway's convention): 1 to 8 digits and a unit, H, M, S, " +
-      "m (ms), u (µs) or n (ns). A malformed value is a 400. On an operation answered in one piece it may shorten the request " +
-      "timeout (10 s by default), not lengthen it. On a list or stream (jobSearch, listJobInstances, eventStream, " +
-      "createStatusChannel), which without it has no deadline in all, it bounds the whole, and may be longer than the request " +
-      "timeout, up to the gateway's maximum (5 minutes by default; a longer one counts as the maximum).",
+      "Deadline of the call to the Manager (grpc-gateway's convention): 1 to 8 digits and a unit, H, M, S, m (ms), u (µs) " +
+      "or n (ns); malformed, a 400. It may shorten the request timeout (10 s by default), not lengthen it, except on a list " +
+      "or stream (jobSearch, listJobInstances, eventStream, createStatusChannel), which has no overall deadline without " +
+      "it: there it may be longer, up to the gateway's maximum (5 minutes by default; a longer one counts as the maximum).",
     schema: { type: "string", pattern: "^[0-9]{1,8}[HMSmun]$" },
     example: "5S",
   },
@@ -91,6 +96,8 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
   app.addHook("onRoute", (route) => {
     if (route.schema === undefined || route.schema.hide === true) return;
     named.collect(route.schema.body);
+    named.collect(route.schema.querystring);
+    named.collect(route.schema.params);
     named.collect(route.schema.response);
   });
   app.addHook("onReady", (done) => {

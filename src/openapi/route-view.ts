@@ -11,12 +11,23 @@ export function documentView(schema: FastifySchema | undefined, named: NamedSche
   if (schema === undefined) return {};
   const view: FastifySchema = { ...schema };
   if (schema.body !== undefined) view.body = named.referenced(schema.body);
+  // A query's and a path's parameters too: @fastify/swagger makes one of each property.
+  if (schema.querystring !== undefined) view.querystring = parametersView(schema.querystring, named);
+  if (schema.params !== undefined) view.params = parametersView(schema.params, named);
   if (isEntry(schema.response)) {
     const produces = schema.produces ?? ["application/json"];
     const responses: Record<string, unknown> = {};
     for (const [status, entry] of Object.entries(schema.response)) responses[status] = responseView(status, entry, produces, named);
     view.response = responses;
   }
+  return view;
+}
+
+/** An object schema of parameters, each property's own description and examples kept for the parameter it becomes. */
+function parametersView(schema: unknown, named: NamedSchemas): unknown {
+  if (!isEntry(schema) || !isEntry(schema.properties)) return named.referenced(schema);
+  const view = named.referenced({ ...schema, properties: {} }) as Record<string, unknown>;
+  view.properties = Object.fromEntries(Object.entries(schema.properties).map(([name, property]) => [name, named.referenced(property, true)]));
   return view;
 }
 

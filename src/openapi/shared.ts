@@ -1,11 +1,13 @@
 // What several operations say alike is said once. A problem response, a parameter or a
 // response header that two or more operations document identically becomes a component
-// (components/responses, /parameters, /headers) that each of them refers to by $ref. A shared
+// (components/responses, /parameters, /headers) that each of them refers to by $ref; so does
+// an example body given in two or more places (components/examples, named after the body's
+// schema, as a one-entry `examples` in place of `example`). A shared
 // problem response keeps the example of the first operation that uses it, whose `instance` is
 // that operation's path; everything else is the same for every use, or it would not be shared.
 import { STATUS_CODES } from "node:http";
 import { operationsOf } from "./document.js";
-import type { OpenApiDocument, Operation, Response } from "./document.js";
+import type { Media, OpenApiDocument, Operation, Response } from "./document.js";
 
 type JsonObject = Record<string, unknown>;
 
@@ -68,6 +70,44 @@ export function shareAlike(doc: OpenApiDocument, problemMedia: string): void {
   parameters.share(section("parameters"), "parameters", (value) => pascal(String((value as { name?: unknown }).name)));
   headers.share(section("headers"), "headers", (_value, first) => pascal(first.key));
   responses.share(section("responses"), "responses", (_value, first) => (first.key === "default" ? "OtherProblem" : pascal(STATUS_CODES[Number(first.key)] ?? first.key)));
+  // After the responses: an example of a response said once is given once.
+  shareExamples(doc);
+}
+
+/** Example bodies given alike in two or more places, each then `examples: {Name: {$ref}}`. */
+function shareExamples(doc: OpenApiDocument): void {
+  const uses = new Map<string, Media[]>();
+  for (const media of bodiesOf(doc)) {
+    if (media.example === undefined) continue;
+    const text = JSON.stringify(media.example);
+    uses.set(text, [...(uses.get(text) ?? []), media]);
+  }
+  const components = (doc.components ??= {}) as JsonObject;
+  for (const [text, media] of uses) {
+    const [first] = media;
+    if (first === undefined || media.length < 2) continue;
+    const section = (components.examples ??= {}) as JsonObject;
+    const value = JSON.parse(text) as unknown;
+    const schema = first.schema?.$ref?.split("/").at(-1) ?? "Example";
+    // A problem by its title ("Conflict"), anything else by its schema ("Job").
+    const title = schema === "Problem" ? (value as { title?: unknown }).title : undefined;
+    const name = freeName(section, typeof title === "string" ? pascal(title) : schema);
+    section[name] = { value };
+    for (const use of media) {
+      Reflect.deleteProperty(use, "example");
+      use.examples = { [name]: { $ref: `#/components/examples/${name}` } };
+    }
+  }
+}
+
+/** Every request and response body: those of the shared responses first, then each operation's. */
+function bodiesOf(doc: OpenApiDocument): Media[] {
+  const shared = Object.values(((doc.components as JsonObject | undefined)?.responses ?? {}) as Record<string, Response>);
+  const contents = shared.map((response) => response.content);
+  for (const { operation } of operationsOf(doc)) {
+    contents.push(operation.requestBody?.content, ...Object.values(operation.responses ?? {}).map((response) => response.content));
+  }
+  return contents.flatMap((content) => Object.values(content ?? {}));
 }
 
 function addParameters(parameters: Alike, operation: Operation): void {

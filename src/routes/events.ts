@@ -21,7 +21,7 @@ import { NDJSON, SSE, negotiateFormat } from "../sse/frames.js";
 import type { StreamFormat } from "../sse/frames.js";
 import { SlowClientError, StreamBody } from "../sse/stream-body.js";
 import type { StreamObserver, StreamSettings } from "../sse/stream-body.js";
-import { EVENT_DATA, EventLine, EventStreamQuery, STATUS_DATA, StatusChannelQuery, StatusLine, sseText } from "../../schemas/events.js";
+import { EventLine, EventStreamQuery, StatusChannelQuery, StatusLine, sseText } from "../../schemas/events.js";
 
 export interface EventRoutesOptions extends Partial<StreamSettings> {
   /** The Manager's server streams, messages still encoded; each client's stream is a call of it. */
@@ -38,18 +38,14 @@ export interface EventRoutesOptions extends Partial<StreamSettings> {
 
 export const STREAM_DEFAULTS: StreamSettings = { heartbeatMs: 15_000, bufferLimitBytes: 1024 * 1024 };
 
-const STREAMING =
-  "Answers once the Manager's stream has started: a refusal before that (a bad argument, no Manager, no answer " +
-  "within the request timeout) is an ordinary problem+json error. After that it never ends by itself: it sends each " +
-  "event as it happens, a heartbeat every 15 s (configurable), and when it fails (the Manager goes away, or the " +
-  "client reads so slowly that it falls too far behind), a last `error` event whose data is a Problem. The request " +
-  "timeout bounds the start only; a Grpc-Timeout header bounds the whole stream, up to the gateway's maximum (5 minutes by " +
-  "default). Send `Accept: application/x-ndjson` for NDJSON, one {\"event\", \"data\"} per line.";
+// How a stream starts, runs and ends is said once, by the tag both streams are under
+// (src/openapi/register.ts).
+const STREAMING = "How a stream starts, runs and ends: see the events tag.";
 
-function streamResponse(names: string[], line: typeof EventLine) {
+function streamResponse(line: typeof EventLine) {
   return {
     description: "The stream: Server-Sent Events, or NDJSON with Accept: application/x-ndjson.",
-    content: { [SSE]: { schema: sseText(names) }, [NDJSON]: { schema: line } },
+    content: { [SSE]: { schema: sseText() }, [NDJSON]: { schema: line } },
   };
 }
 
@@ -61,7 +57,7 @@ const EVENT_STREAM_SCHEMA = {
     "EventStream. First the current picture (nodeRunning, physicalNodeConnected, jobActive, and jobPending within " +
     `pendingWindowS), then initialDataComplete, then live events as they happen. ${STREAMING}`,
   querystring: EventStreamQuery,
-  response: { 200: streamResponse(Object.keys(EVENT_DATA), EventLine), ...errorResponses("INVALID_ARGUMENT", "UNAVAILABLE", "DEADLINE_EXCEEDED") },
+  response: { 200: streamResponse(EventLine), ...errorResponses("INVALID_ARGUMENT", "UNAVAILABLE", "DEADLINE_EXCEEDED") },
 };
 
 const STATUS_CHANNEL_SCHEMA = {
@@ -70,7 +66,7 @@ const STATUS_CHANNEL_SCHEMA = {
   summary: "Follow the Manager's status (Server-Sent Events)",
   description: `CreateStatusChannel. First hello (the Manager's version), then a logEvent for each thing the Manager reports. ${STREAMING}`,
   querystring: StatusChannelQuery,
-  response: { 200: streamResponse(Object.keys(STATUS_DATA), StatusLine), ...errorResponses("INVALID_ARGUMENT", "UNAVAILABLE", "DEADLINE_EXCEEDED") },
+  response: { 200: streamResponse(StatusLine), ...errorResponses("INVALID_ARGUMENT", "UNAVAILABLE", "DEADLINE_EXCEEDED") },
 };
 
 /** What the streams of one plugin share. */

@@ -4,6 +4,7 @@
 // is answered without the error handler's log line, and the log says only when readiness
 // changes (at warn, with the gRPC code and reason, no stack), not on every probe.
 import { Type } from "@sinclair/typebox";
+import { named } from "../../schemas/common.js";
 import type { FastifyPluginCallbackTypebox } from "@fastify/type-provider-typebox";
 import { HealthCheckResponse_ServingStatus } from "../gen/grpc/health/v1/health_pb.js";
 import type { FastifyBaseLogger } from "fastify";
@@ -22,9 +23,13 @@ export interface HealthRoutesOptions {
   readonly onReadiness?: (ready: boolean) => void;
 }
 
-const Status = Type.Object(
-  { status: Type.String({ description: '"ok" for liveness, "ready" for readiness.', examples: ["ok"] }) },
-  { additionalProperties: false, description: "A probe's answer." },
+/** Both probes answer with it: one component, ProbeStatus. */
+const Status = named(
+  Type.Object(
+    { status: Type.String({ description: '"ok" for liveness, "ready" for readiness.', examples: ["ok"] }) },
+    { additionalProperties: false, description: "A probe's answer." },
+  ),
+  "ProbeStatus",
 );
 
 const LIVENESS_SCHEMA = {

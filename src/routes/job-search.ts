@@ -19,13 +19,12 @@ const JOB_SEARCH_SCHEMA = {
   tags: ["jobs"],
   summary: "Search jobs",
   description:
-    "JobSearch. Filters are repeatable and combined with AND; results come in job id order, streamed as the Manager sends them, " +
-    "and `limit` stops early. `Accept: application/x-ndjson` gives one job per line instead of `{\"jobs\": [...]}`. " +
-    "A list of any length finishes: the request timeout (10 s by default) bounds the wait for the first job and for each next " +
-    "one, not the whole list, which has no deadline unless `Grpc-Timeout` sets one (longer than the request timeout if need " +
-    "be, up to the gateway's maximum, 5 minutes by default). Jobs are read from the Manager as fast as the client takes them; " +
-    "a client that takes nothing for a request timeout is cut off. A failure after the first job cannot change the status: " +
-    'NDJSON ends with one `{"error": Problem}` line, and a JSON body is cut off, so that no partial list passes for a whole one.',
+    "JobSearch. Filters are repeatable and combined with AND; jobs come in id order as the Manager sends them, read from it " +
+    "only as fast as the client takes them, and `limit` stops early. `Accept: application/x-ndjson` gives one job per line " +
+    "instead of `{\"jobs\": [...]}`. A list of any length finishes: the request timeout (10 s by default) bounds each wait " +
+    "for a job, the first included, not the whole list (see Grpc-Timeout); a client that takes nothing for as long is cut off. " +
+    "A failure after the first job cannot change the status: NDJSON ends with an error line, and a JSON body is cut off, so " +
+    "that no partial list passes for a whole one.",
 
   querystring: JobSearchQuery,
   response: {

@@ -36,8 +36,7 @@ const CREATE_JOB_SCHEMA = {
   tags: ["jobs"],
   summary: "Create a job",
   description:
-    "CreateJob. Only `jobId` and `startDateTime` are required; every other field defaults to its zero value. " +
-    "The answer is the job as accepted with the hash the Manager returned, and its `Location` and `ETag`. " +
+    "CreateJob (the body as JobInput describes). The answer is the job as accepted with the hash the Manager returned, and its `Location` and `ETag`. " +
     `Sending the same job again is a safe retry (200 with the stored job); a different job under the same id is a ${statusOf("ALREADY_EXISTS")}. ` +
     RESERVED,
   body: JobInputJson,
@@ -91,11 +90,10 @@ const PATCH_JOB_SCHEMA = {
   tags: ["jobs"],
   summary: "Change some fields of a job (JSON Merge Patch)",
   description:
-    "JSON Merge Patch (RFC 7396): what the patch names changes, `null` removes it, everything else is kept, including fields " +
-    "this gateway does not know. Written with a test-and-set on the hash read, retried up to 3 times when another writer " +
-    "comes between; with `If-Match`, a changed job is a 412 instead. PATCHes of one job through one gateway run one after " +
-    "the other, so they never compete with each other. A job that a conditional DELETE is deleting (it carries the tag " +
-    `${DELETING_TAG}) is not patched: ${statusOf("ABORTED")}.`,
+    "JSON Merge Patch (RFC 7396): what the patch names changes, `null` removes it, all else is kept, fields this gateway " +
+    "does not know included. Written by a test-and-set on the hash read, retried up to 3 times if another writer comes " +
+    "between (with `If-Match`, a changed job is a 412 instead); PATCHes of one job through one gateway run one at a time. " +
+    `A job that a conditional DELETE is deleting (tagged ${DELETING_TAG}) is not patched: ${statusOf("ABORTED")}.`,
   consumes: ["application/merge-patch+json", "application/json"],
   params: JobIdParams,
   headers: IfMatchHeaders,
@@ -118,12 +116,11 @@ const DELETE_JOB_SCHEMA = {
   tags: ["jobs"],
   summary: "Delete a job",
   description:
-    "DeleteJob. With `If-Match: *`, only if the job exists; with an entity tag, only if the job's ETag is that one (412 otherwise, " +
-    "also when the job does not exist), and no change made with that ETag is lost: since DeleteJob takes no hash, the gateway " +
-    `first writes the job with the reserved tag ${DELETING_TAG} by a test-and-set on that ETag, which ` +
-    "fails every other write conditional on it (412), then deletes. Should the delete fail after that write, the job stays with " +
-    "the tag and a new ETag: read it and delete again. Not covered: a write without If-Match through another gateway replica " +
-    "between the two steps is deleted with the job.",
+    "DeleteJob. With `If-Match: *`, only if the job exists; with an entity tag, only if the job's ETag is that one (else 412, " +
+    "also when there is no job), losing no change made with that ETag: DeleteJob takes no hash, so the gateway first tags " +
+    `the job ${DELETING_TAG} by a test-and-set on the ETag, which fails every other write conditional on it (412), then ` +
+    "deletes. If the delete then fails, the job keeps the tag, with a new ETag: read it and delete again. Not covered: a " +
+    "write without If-Match through another gateway replica between the two steps is deleted with the job.",
   params: JobIdParams,
   headers: IfMatchHeaders,
   response: {

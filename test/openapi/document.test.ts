@@ -13,7 +13,7 @@ import type { ManagerConnection } from "../../src/grpc/manager-connection.js";
 import { generateOpenApiYaml } from "../../src/openapi-yaml.js";
 import { operationsOf } from "../../src/openapi/document.js";
 import type { Media, Operation } from "../../src/openapi/document.js";
-import { DOCUMENT_PATH, committedDocument, parametersOf, resolveRef, responsesOf } from "./helpers.js";
+import { DOCUMENT_PATH, committedDocument, exampleOf, parametersOf, resolveRef, responsesOf } from "./helpers.js";
 
 const doc = committedDocument();
 const OPERATIONS = operationsOf(doc).map((located) => [`${located.method.toUpperCase()} ${located.path}`, located] as const);
@@ -145,7 +145,7 @@ describe("every operation is documented", () => {
         Object.entries(response.content ?? {}).map(([type, media]) => [`${status} ${type}`, media] as [string, Media]),
       ),
     ];
-    for (const [where, media] of bodies) expect(media.example, `${where}: add it to src/openapi/examples.ts`).toBeDefined();
+    for (const [where, media] of bodies) expect(exampleOf(doc, media), `${where}: add it to src/openapi/examples.ts`).toBeDefined();
   });
 });
 
@@ -210,9 +210,11 @@ describe("the jobs API is described as the gateway behaves", () => {
       expect([schema.type].flat().filter((type) => type !== "null")).toEqual(["string"]);
       expect(typeof schema.pattern).toBe("string");
     }
-    const job = schemas.Job as { properties: Record<string, { format?: string; type?: string }> };
+    const job = schemas.Job as { properties: Record<string, { format?: string; type?: string; $ref?: string }> };
     expect(job.properties.currentHash).toMatchObject({ type: "string", format: "int64" });
-    expect(job.properties.startDateTime).toMatchObject({ type: "string", format: "date-time" });
+    // Every time refers to the one component Timestamp, which says it.
+    expect(job.properties.startDateTime?.$ref).toBe("#/components/schemas/Timestamp");
+    expect(resolveRef(doc, job.properties.startDateTime?.$ref ?? "")).toMatchObject({ type: "string", format: "date-time" });
   });
 });
 

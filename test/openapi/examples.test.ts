@@ -13,7 +13,7 @@ import type { Located, OpenApiDocument } from "../../src/openapi/document.js";
 import { gatewayFormats } from "../../schemas/formats.js";
 import { startCommand } from "../helpers/command.js";
 import type { StartedCommand } from "../helpers/command.js";
-import { committedDocument, parameterExample, parametersOf } from "./helpers.js";
+import { committedDocument, exampleOf, parameterExample, parametersOf } from "./helpers.js";
 
 const doc = committedDocument();
 
@@ -50,7 +50,7 @@ function tryItOut(document: OpenApiDocument, { path, method, operation }: Locate
   const init: RequestInit = { method: method.toUpperCase(), headers };
   if (bodyType !== undefined) {
     headers["Content-Type"] = bodyType;
-    init.body = JSON.stringify(bodyMedia?.example);
+    init.body = JSON.stringify(exampleOf(document, bodyMedia));
   }
   return { url: `${url}${query.size > 0 ? `?${query.toString()}` : ""}`, init };
 }
@@ -110,6 +110,7 @@ describe("every example works against the started command", () => {
     expect(media, `${String(res.status)} ${type} is documented`).toBeDefined();
     const body: unknown = JSON.parse(text);
     expect(schemaErrors(media?.schema, body), "the answer fits the documented schema").toEqual([]);
-    if (type === "application/json" && media?.example !== undefined) expect(body, "the answer is the documented example").toEqual(media.example);
+    const example = exampleOf(doc, media);
+    if (type === "application/json" && example !== undefined) expect(body, "the answer is the documented example").toEqual(example);
   });
 });

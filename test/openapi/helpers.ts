@@ -1,7 +1,7 @@
 // Reading the committed openapi.yaml, and the small lookups the OpenAPI tests share.
 import { readFileSync } from "node:fs";
 import { parse } from "yaml";
-import type { OpenApiDocument, Operation, Parameter, Response } from "../../src/openapi/document.js";
+import type { Media, OpenApiDocument, Operation, Parameter, Response } from "../../src/openapi/document.js";
 
 export const DOCUMENT_PATH = "openapi.yaml";
 
@@ -44,4 +44,12 @@ export function responsesOf(doc: OpenApiDocument, operation: Operation): Record<
 /** The value Swagger UI pre-fills a parameter with: its example, else its schema's example or default. */
 export function parameterExample(parameter: Parameter): unknown {
   return parameter.example ?? parameter.schema?.example ?? parameter.schema?.default;
+}
+
+/** A body's example: its own `example`, or the value of the first of its `examples` (a $ref to components/examples resolved). */
+export function exampleOf(doc: OpenApiDocument, media: Media | undefined): unknown {
+  if (media?.example !== undefined) return media.example;
+  const [first] = Object.values(media?.examples ?? {});
+  const example = typeof first?.$ref === "string" ? (resolveRef(doc, first.$ref) as { value?: unknown } | undefined) : first;
+  return example?.value;
 }
