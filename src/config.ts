@@ -51,6 +51,36 @@ export const ConfigSchema = Type.Object(
       default: "on",
       description: "one JSON log line per request at info: on, errors (4xx, 5xx, cut) or off; never for probes",
     }),
+    // Load shedding (src/server/load-shedding.ts). The event-loop delay is on: a loop that lags
+    // a second on average answers everything a second late already, and refusing new requests
+    // lets it drain what it holds; an idle or busy-but-coping gateway stays far below it. Heap
+    // and RSS are off: V8 lets garbage pile up towards its limit before collecting it, so a
+    // heap near the limit is as much a healthy busy process as a failing one (and the GC work
+    // of a failing one shows as loop delay), and only the operator knows the container's limit.
+    shedEventLoopDelayMs: Type.Integer({
+      minimum: 0,
+      maximum: 60_000,
+      default: 1_000,
+      description: "mean event-loop delay over a second, in ms, above which new requests get a 503 (0: off)",
+    }),
+    shedHeapUsedBytes: Type.Integer({
+      minimum: 0,
+      maximum: 2 ** 45,
+      default: 0,
+      description: "V8 heap in use, in bytes, above which new requests get a 503 (0: off)",
+    }),
+    shedRssBytes: Type.Integer({
+      minimum: 0,
+      maximum: 2 ** 45,
+      default: 0,
+      description: "resident memory, in bytes, above which new requests get a 503 (0: off)",
+    }),
+    shedRetryAfterS: Type.Integer({
+      minimum: 1,
+      maximum: 3_600,
+      default: 5,
+      description: "the Retry-After of a 503 for load shedding, in seconds",
+    }),
     sseHeartbeatMs: Type.Integer({
       minimum: 1,
       maximum: 3_600_000,
@@ -168,6 +198,10 @@ export const SETTINGS: readonly Setting[] = [
   { key: "accessLog", flag: "access-log", env: "ACCESS_LOG" },
   { key: "metricsPort", flag: "metrics-port", env: "METRICS_PORT" },
   { key: "otlpEndpoint", flag: "otlp-endpoint", env: "OTEL_EXPORTER_OTLP_ENDPOINT" },
+  { key: "shedEventLoopDelayMs", flag: "shed-event-loop-delay", env: "SHED_EVENT_LOOP_DELAY_MS" },
+  { key: "shedHeapUsedBytes", flag: "shed-heap-used", env: "SHED_HEAP_USED_BYTES" },
+  { key: "shedRssBytes", flag: "shed-rss", env: "SHED_RSS_BYTES" },
+  { key: "shedRetryAfterS", flag: "shed-retry-after", env: "SHED_RETRY_AFTER_S" },
 ];
 
 /** A setting whose value is unusable; its message is the one line printed before exit 2. */

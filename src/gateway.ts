@@ -161,5 +161,11 @@ function appOptions(config: Config, connection: ManagerConnection, logger: AppOp
       corsOrigins: config.corsOrigins,
     },
     cors: { origins: config.corsOrigins, credentials: config.corsCredentials },
+    shedding: {
+      maxEventLoopDelayMs: config.shedEventLoopDelayMs,
+      maxHeapUsedBytes: config.shedHeapUsedBytes,
+      maxRssBytes: config.shedRssBytes,
+      retryAfterS: config.shedRetryAfterS,
+    },
   };
 }

@@ -90,6 +90,17 @@ export class GatewayMetrics {
     labelNames: ["route", "format"] as const,
     registers: [this.registry],
   });
+  readonly requestsShed = new Counter({
+    name: "gateway_requests_shed_total",
+    help: "Requests refused with 503 while the process was past a load-shedding threshold, by the threshold (event_loop_delay, heap_used, rss)",
+    labelNames: ["reason"] as const,
+    registers: [this.registry],
+  });
+  readonly requestsRateLimited = new Counter({
+    name: "gateway_requests_rate_limited_total",
+    help: "Requests refused with 429 because their client had made --rate-limit requests in its window",
+    registers: [this.registry],
+  });
   readonly managerReady = new Gauge({
     name: "gateway_manager_ready",
     help: "1 when the last readiness check (each /readyz, and the one at start-up) found the Manager SERVING, else 0",
