@@ -64,8 +64,9 @@ export async function registerLoadShedding(app: FastifyInstance, options: Sheddi
   // start measure it, not the load. A sample covers the interval before it, so the first that
   // covers none of the start ends at most two intervals after the app is ready.
   let shedFrom = Number.POSITIVE_INFINITY;
-  app.addHook("onReady", async () => {
+  app.addHook("onReady", (done) => {
     shedFrom = performance.now() + 2 * options.sampleIntervalMs;
+    done();
   });
   const refusal = (request: FastifyRequest, reply: FastifyReply, type: string, value: number | undefined): Promise<void> | undefined => {
     if (exempt.has(request.routeOptions.url ?? "") || performance.now() < shedFrom) return undefined;
