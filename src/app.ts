@@ -44,6 +44,8 @@ import type { AccessLogMode } from "./telemetry/access-log.js";
 import { METRICS_PATH } from "./telemetry/metrics-route.js";
 import { SHEDDING_DEFAULTS, registerLoadShedding } from "./server/load-shedding.js";
 import type { SheddingOptions } from "./server/load-shedding.js";
+import { registerRateLimit } from "./server/rate-limit.js";
+import type { RateLimitOptions } from "./server/rate-limit.js";
 
 export interface AppOptions {
   /** The Manager, reached over one long-lived channel. Required. */
@@ -104,6 +106,8 @@ export interface AppOptions {
    * Default: SHEDDING_DEFAULTS, which check nothing.
    */
   readonly shedding?: Partial<SheddingOptions>;
+  /** Requests each client may make in a window; one more is a 429 (src/server/rate-limit.ts). Default: none, no limit. */
+  readonly rateLimit?: RateLimitOptions;
 }
 
 
@@ -129,6 +133,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // After the request id and the observers, so that a refused request is logged and counted.
   await registerLoadShedding(app, { ...SHEDDING_DEFAULTS, ...options.shedding, onShed: (reason) => metrics?.requestsShed.inc({ reason }) }, EXEMPT);
   addGuardsAndErrorHandlers(app, options);
+  // Before the routes: it hooks each route as it is added.
+  if (options.rateLimit !== undefined) {
+    await registerRateLimit(app, { ...options.rateLimit, onLimited: () => metrics?.requestsRateLimited.inc() }, EXEMPT);
+  }
   // After the cross-site guard, which refuses a preflight from an origin not allowed.
   const corsOptions = options.cors ?? {};
   if (corsEnabled(corsOptions)) await app.register(cors, corsPluginOptions(corsOptions));

@@ -6,6 +6,7 @@ import { Type } from "@sinclair/typebox";
 import type { Static, TSchema } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import { HOST_PATTERN, ORIGIN_PATTERN } from "./server/cross-site.js";
+import { RATE_PATTERN } from "./server/rate-limit.js";
 
 const LogLevel = Type.Union(
   ["fatal", "error", "warn", "info", "debug", "trace", "silent"].map((level) => Type.Literal(level)),
@@ -80,6 +81,15 @@ export const ConfigSchema = Type.Object(
       maximum: 3_600,
       default: 5,
       description: "the Retry-After of a 503 for load shedding, in seconds",
+    }),
+    // Per-client rate limits (src/server/rate-limit.ts): off unless given, since what a fair
+    // share is depends on the clients, and a gateway behind a proxy sees one address for all.
+    rateLimit: Type.Optional(
+      Type.String({ pattern: RATE_PATTERN, description: "requests each client may make per window: 100/s, 6000/m, 50/10s, 1000/h; one more is a 429; unset: no limit" }),
+    ),
+    rateLimitKey: Type.Union([Type.Literal("address"), Type.Literal("authorization")], {
+      default: "address",
+      description: "what a client of --rate-limit is: its address, or its Authorization header (its address without one)",
     }),
     sseHeartbeatMs: Type.Integer({
       minimum: 1,
@@ -202,6 +212,8 @@ export const SETTINGS: readonly Setting[] = [
   { key: "shedHeapUsedBytes", flag: "shed-heap-used", env: "SHED_HEAP_USED_BYTES" },
   { key: "shedRssBytes", flag: "shed-rss", env: "SHED_RSS_BYTES" },
   { key: "shedRetryAfterS", flag: "shed-retry-after", env: "SHED_RETRY_AFTER_S" },
+  { key: "rateLimit", flag: "rate-limit", env: "RATE_LIMIT" },
+  { key: "rateLimitKey", flag: "rate-limit-key", env: "RATE_LIMIT_KEY" },
 ];
 
 /** A setting whose value is unusable; its message is the one line printed before exit 2. */

@@ -12,6 +12,7 @@ import type { ManagerConnection } from "./grpc/manager-connection.js";
 import type { RunningManager } from "./manager/index.js";
 import { defaultAllowedHosts } from "./server/cross-site.js";
 import { gracefulClose } from "./server/shutdown.js";
+import { parseRate } from "./server/rate-limit.js";
 import { readListenerTls, readManagerTls } from "./tls-material.js";
 import { grpcMetricsInterceptor } from "./telemetry/grpc-metrics.js";
 import { GatewayMetrics } from "./telemetry/metrics.js";
@@ -167,5 +168,6 @@ function appOptions(config: Config, connection: ManagerConnection, logger: AppOp
       maxRssBytes: config.shedRssBytes,
       retryAfterS: config.shedRetryAfterS,
     },
+    ...(config.rateLimit === undefined ? {} : { rateLimit: { ...parseRate(config.rateLimit), key: config.rateLimitKey } }),
   };
 }

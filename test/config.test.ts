@@ -32,6 +32,7 @@ describe("loadConfig", () => {
       shedHeapUsedBytes: 0,
       shedRssBytes: 0,
       shedRetryAfterS: 5,
+      rateLimitKey: "address",
     });
   });
 
@@ -191,13 +192,28 @@ describe("loadConfig", () => {
     expect(() => config(argv)).toThrow(pattern);
   });
 
+  it("reads the rate limit from --rate-limit or RATE_LIMIT and its key from --rate-limit-key or RATE_LIMIT_KEY; unset, no limit", () => {
+    expect(config(["--rate-limit", "100/s", "--rate-limit-key", "authorization"])).toMatchObject({ rateLimit: "100/s", rateLimitKey: "authorization" });
+    expect(config([], { RATE_LIMIT: "50/10s" })).toMatchObject({ rateLimit: "50/10s", rateLimitKey: "address" });
+    expect(config([]).rateLimit).toBeUndefined();
+  });
+
+  it.each([
+    [["--rate-limit", "100"], /--rate-limit \(RATE_LIMIT\)/],
+    [["--rate-limit", "0/s"], /--rate-limit \(RATE_LIMIT\)/],
+    [["--rate-limit", "100/d"], /--rate-limit \(RATE_LIMIT\)/],
+    [["--rate-limit-key", "cookie"], /--rate-limit-key \(RATE_LIMIT_KEY\)/],
+  ])("refuses the rate-limit setting %j, naming it", (argv, pattern) => {
+    expect(() => config(argv)).toThrow(pattern);
+  });
+
   it("names the environment variable when the bad value came from there", () => {
     expect(() => config([], { PORT: "eighty" })).toThrow(/PORT/);
   });
 
   it("asks for help with --help, which lists every setting", () => {
     expect(loadConfig(["--help"], {})).toEqual({ help: true });
-    for (const name of ["--port", "PORT", "--host", "--manager", "MANAGER_ADDRESS", "--data-dir", "--request-timeout", "--max-request-timeout", "MAX_REQUEST_TIMEOUT_MS", "--log-level", "--sse-heartbeat", "SSE_HEARTBEAT_MS", "--sse-buffer", "SSE_BUFFER_BYTES", "--header-timeout", "--body-timeout", "--idle-timeout", "--max-connections", "--shutdown-timeout", "SHUTDOWN_TIMEOUT_MS", "--allowed-origin", "ALLOWED_ORIGINS", "--allowed-host", "ALLOWED_HOSTS", "--manager-tls", "MANAGER_TLS", "--manager-ca", "--manager-cert", "--manager-key", "--manager-server-name", "--tls-cert", "TLS_CERT", "--tls-key", "--cors-origin", "CORS_ORIGINS", "--cors-credentials", "--access-log", "ACCESS_LOG", "--metrics-port", "METRICS_PORT", "--otlp-endpoint", "OTEL_EXPORTER_OTLP_ENDPOINT", "--shed-event-loop-delay", "SHED_EVENT_LOOP_DELAY_MS", "--shed-heap-used", "SHED_HEAP_USED_BYTES", "--shed-rss", "SHED_RSS_BYTES", "--shed-retry-after", "SHED_RETRY_AFTER_S"]) {
+    for (const name of ["--port", "PORT", "--host", "--manager", "MANAGER_ADDRESS", "--data-dir", "--request-timeout", "--max-request-timeout", "MAX_REQUEST_TIMEOUT_MS", "--log-level", "--sse-heartbeat", "SSE_HEARTBEAT_MS", "--sse-buffer", "SSE_BUFFER_BYTES", "--header-timeout", "--body-timeout", "--idle-timeout", "--max-connections", "--shutdown-timeout", "SHUTDOWN_TIMEOUT_MS", "--allowed-origin", "ALLOWED_ORIGINS", "--allowed-host", "ALLOWED_HOSTS", "--manager-tls", "MANAGER_TLS", "--manager-ca", "--manager-cert", "--manager-key", "--manager-server-name", "--tls-cert", "TLS_CERT", "--tls-key", "--cors-origin", "CORS_ORIGINS", "--cors-credentials", "--access-log", "ACCESS_LOG", "--metrics-port", "METRICS_PORT", "--otlp-endpoint", "OTEL_EXPORTER_OTLP_ENDPOINT", "--shed-event-loop-delay", "SHED_EVENT_LOOP_DELAY_MS", "--shed-heap-used", "SHED_HEAP_USED_BYTES", "--shed-rss", "SHED_RSS_BYTES", "--shed-retry-after", "SHED_RETRY_AFTER_S", "--rate-limit", "RATE_LIMIT", "--rate-limit-key", "RATE_LIMIT_KEY"]) {
       expect(helpText()).toContain(name);
     }
   });
