@@ -30,6 +30,9 @@ export interface LoadResult {
   readonly errors: number;
   /** Of those, the timeouts. */
   readonly timeouts: number;
+  /** How long the load ran, in s, and the requests sent in that time. */
+  readonly seconds: number;
+  readonly sent: number;
   /** Answers per second, and the 99th percentile of their latency, in ms. */
   readonly answeredPerSecond: number;
   readonly p99Ms: number;
@@ -61,6 +64,8 @@ export async function driveLoad(options: LoadOptions): Promise<LoadResult> {
       statuses,
       errors: result.errors,
       timeouts: result.timeouts,
+      seconds: result.duration,
+      sent: result.requests.sent,
       answeredPerSecond: result.requests.total / result.duration,
       p99Ms: result.latency.p99,
       rssBeforeMb,
