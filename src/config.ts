@@ -91,6 +91,13 @@ export const ConfigSchema = Type.Object(
       default: "address",
       description: "what a client of --rate-limit is: its address, or its Authorization header (its address without one)",
     }),
+    // Several processes on one port (src/cluster.ts); one by default, as a replica behind a
+    // load balancer is the first way to use more cores (README "Deploying").
+    workers: Type.String({
+      pattern: "^(auto|[1-9][0-9]{0,2})$",
+      default: "1",
+      description: "gateway processes serving the one port (node:cluster), or auto for one per CPU",
+    }),
     sseHeartbeatMs: Type.Integer({
       minimum: 1,
       maximum: 3_600_000,
@@ -214,6 +221,7 @@ export const SETTINGS: readonly Setting[] = [
   { key: "shedRetryAfterS", flag: "shed-retry-after", env: "SHED_RETRY_AFTER_S" },
   { key: "rateLimit", flag: "rate-limit", env: "RATE_LIMIT" },
   { key: "rateLimitKey", flag: "rate-limit-key", env: "RATE_LIMIT_KEY" },
+  { key: "workers", flag: "workers", env: "WORKERS" },
 ];
 
 /** A setting whose value is unusable; its message is the one line printed before exit 2. */
@@ -263,6 +271,10 @@ function checkRelations(config: Config): void {
   const managerTls = MANAGER_TLS_KEYS.find((key) => config[key] !== undefined && config[key] !== false);
   if (managerTls !== undefined && config.manager === undefined) {
     throw new ConfigError(`${settingName(managerTls)}: needs ${settingName("manager")}; the embedded Manager is reached in plaintext over loopback`);
+  }
+  // Workers share a port by its number: the API's and the metrics' "0" would be one port.
+  if (config.workers !== "1" && config.metricsPort === 0) {
+    throw new ConfigError(`${settingName("metricsPort")}: must be a port number with ${settingName("workers")}, not 0`);
   }
   // Browsers refuse credentials from a server that allows any origin (Fetch, CORS check).
   if (config.corsCredentials && (config.corsOrigins.length === 0 || config.corsOrigins.includes("*"))) {

@@ -16,6 +16,7 @@ import { parseRate } from "./server/rate-limit.js";
 import { readListenerTls, readManagerTls } from "./tls-material.js";
 import { grpcMetricsInterceptor } from "./telemetry/grpc-metrics.js";
 import { GatewayMetrics } from "./telemetry/metrics.js";
+import { shareMetrics } from "./cluster.js";
 import { listenMetrics } from "./telemetry/metrics-route.js";
 import type { MetricsListener } from "./telemetry/metrics-route.js";
 
@@ -40,6 +41,8 @@ export async function startGateway(config: Config, logger: AppOptions["logger"] 
   const embedded = config.manager === undefined ? await startEmbeddedManager(config.dataDir) : undefined;
   const address = config.manager ?? embedded?.address ?? "";
   const metrics = new GatewayMetrics();
+  // A worker of --workers: /metrics is every worker's (src/cluster.ts).
+  shareMetrics(metrics);
   // Loaded only when asked for: without a collector, no OpenTelemetry module is imported.
   const tracing = config.otlpEndpoint === undefined ? undefined : (await import("./telemetry/tracing.js")).startTracing({ endpoint: config.otlpEndpoint });
   const interceptors = [...(tracing === undefined ? [] : [tracing.interceptor]), grpcMetricsInterceptor(metrics)];
@@ -120,7 +123,7 @@ function probeManager(connection: ManagerConnection, manager: string, log: Fasti
  * used: it stores jobs with better-sqlite3, an optional dependency that a gateway pointed at a
  * Manager (--manager) does without, and whose absence is then explained in one line.
  */
-async function startEmbeddedManager(dataDir: string): Promise<RunningManager> {
+export async function startEmbeddedManager(dataDir: string): Promise<RunningManager> {
   try {
     const { startManager } = await import("./manager/index.js");
     return await startManager({ port: 0, host: "127.0.0.1", dataDir });

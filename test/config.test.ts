@@ -33,6 +33,7 @@ describe("loadConfig", () => {
       shedRssBytes: 0,
       shedRetryAfterS: 5,
       rateLimitKey: "address",
+      workers: "1",
     });
   });
 
@@ -207,13 +208,26 @@ describe("loadConfig", () => {
     expect(() => config(argv)).toThrow(pattern);
   });
 
+  it("reads the number of workers from --workers or WORKERS: a count or auto", () => {
+    expect(config(["--workers", "4"]).workers).toBe("4");
+    expect(config([], { WORKERS: "auto" }).workers).toBe("auto");
+  });
+
+  it.each([
+    [["--workers", "0"], /--workers \(WORKERS\)/],
+    [["--workers", "all"], /--workers \(WORKERS\)/],
+    [["--workers", "2", "--metrics-port", "0"], /--metrics-port \(METRICS_PORT\): must be a port number with --workers \(WORKERS\), not 0/],
+  ])("refuses %j, naming the setting", (argv, pattern) => {
+    expect(() => config(argv)).toThrow(pattern);
+  });
+
   it("names the environment variable when the bad value came from there", () => {
     expect(() => config([], { PORT: "eighty" })).toThrow(/PORT/);
   });
 
   it("asks for help with --help, which lists every setting", () => {
     expect(loadConfig(["--help"], {})).toEqual({ help: true });
-    for (const name of ["--port", "PORT", "--host", "--manager", "MANAGER_ADDRESS", "--data-dir", "--request-timeout", "--max-request-timeout", "MAX_REQUEST_TIMEOUT_MS", "--log-level", "--sse-heartbeat", "SSE_HEARTBEAT_MS", "--sse-buffer", "SSE_BUFFER_BYTES", "--header-timeout", "--body-timeout", "--idle-timeout", "--max-connections", "--shutdown-timeout", "SHUTDOWN_TIMEOUT_MS", "--allowed-origin", "ALLOWED_ORIGINS", "--allowed-host", "ALLOWED_HOSTS", "--manager-tls", "MANAGER_TLS", "--manager-ca", "--manager-cert", "--manager-key", "--manager-server-name", "--tls-cert", "TLS_CERT", "--tls-key", "--cors-origin", "CORS_ORIGINS", "--cors-credentials", "--access-log", "ACCESS_LOG", "--metrics-port", "METRICS_PORT", "--otlp-endpoint", "OTEL_EXPORTER_OTLP_ENDPOINT", "--shed-event-loop-delay", "SHED_EVENT_LOOP_DELAY_MS", "--shed-heap-used", "SHED_HEAP_USED_BYTES", "--shed-rss", "SHED_RSS_BYTES", "--shed-retry-after", "SHED_RETRY_AFTER_S", "--rate-limit", "RATE_LIMIT", "--rate-limit-key", "RATE_LIMIT_KEY"]) {
+    for (const name of ["--port", "PORT", "--host", "--manager", "MANAGER_ADDRESS", "--data-dir", "--request-timeout", "--max-request-timeout", "MAX_REQUEST_TIMEOUT_MS", "--log-level", "--sse-heartbeat", "SSE_HEARTBEAT_MS", "--sse-buffer", "SSE_BUFFER_BYTES", "--header-timeout", "--body-timeout", "--idle-timeout", "--max-connections", "--shutdown-timeout", "SHUTDOWN_TIMEOUT_MS", "--allowed-origin", "ALLOWED_ORIGINS", "--allowed-host", "ALLOWED_HOSTS", "--manager-tls", "MANAGER_TLS", "--manager-ca", "--manager-cert", "--manager-key", "--manager-server-name", "--tls-cert", "TLS_CERT", "--tls-key", "--cors-origin", "CORS_ORIGINS", "--cors-credentials", "--access-log", "ACCESS_LOG", "--metrics-port", "METRICS_PORT", "--otlp-endpoint", "OTEL_EXPORTER_OTLP_ENDPOINT", "--shed-event-loop-delay", "SHED_EVENT_LOOP_DELAY_MS", "--shed-heap-used", "SHED_HEAP_USED_BYTES", "--shed-rss", "SHED_RSS_BYTES", "--shed-retry-after", "SHED_RETRY_AFTER_S", "--rate-limit", "RATE_LIMIT", "--rate-limit-key", "RATE_LIMIT_KEY", "--workers", "WORKERS"]) {
       expect(helpText()).toContain(name);
     }
   });

@@ -104,8 +104,12 @@ export class GatewayMetrics {
   readonly managerReady = new Gauge({
     name: "gateway_manager_ready",
     help: "1 when the last readiness check (each /readyz, and the one at start-up) found the Manager SERVING, else 0",
+    // With --workers: ready when every worker is.
+    aggregator: "min",
     registers: [this.registry],
   });
+  /** Where the exposition comes from: this registry, or (a worker of --workers) every worker's. */
+  #exposition: () => Promise<string> = () => this.registry.metrics();
 
   constructor() {
     // Event-loop lag, heap, GC, CPU, file descriptors: prom-client's process metrics.
@@ -126,6 +130,11 @@ export class GatewayMetrics {
 
   /** The Prometheus text exposition of every metric, and its content type. */
   async exposition(): Promise<{ readonly contentType: string; readonly text: string }> {
-    return { contentType: this.registry.contentType, text: await this.registry.metrics() };
+    return { contentType: this.registry.contentType, text: await this.#exposition() };
+  }
+
+  /** Takes the exposition from `source` from now on: the metrics of all workers, aggregated. */
+  exposeFrom(source: () => Promise<string>): void {
+    this.#exposition = source;
   }
 }
