@@ -4,6 +4,7 @@
 import type { FastifyBaseLogger, FastifyInstance } from "fastify";
 import { HealthCheckResponse_ServingStatus } from "./gen/grpc/health/v1/health_pb.js";
 import { Code, GrpcError } from "./grpc/index.js";
+import { connectivityState } from "@grpc/grpc-js";
 import type { Config } from "./config.js";
 import { buildApp } from "./app.js";
 import type { AppOptions } from "./app.js";
@@ -72,7 +73,9 @@ export async function startGateway(config: Config, logger: AppOptions["logger"] 
       metricsListener = await listenMetrics(metrics, config.metricsPort, config.host);
       app.log.info({ url: `${metricsListener.url}/metrics` }, "metrics served on their own port");
     }
-    probeManager(connection, managerLabel, app.log, (ready) => { metrics.managerReady.set(ready ? 1 : 0); });
+    const onReadiness = (ready: boolean): void => { metrics.managerReady.set(ready ? 1 : 0); };
+    probeManager(connection, managerLabel, app.log, onReadiness);
+    followChannel(connection, () => { probeManager(connection, managerLabel, app.log, onReadiness); }, () => { onReadiness(false); });
     return {
       app,
       url,
@@ -116,6 +119,40 @@ function probeManager(connection: ManagerConnection, manager: string, log: Fasti
       log.warn({ manager, code: Code[code], reason: details }, "the Manager cannot be reached");
     },
   );
+}
+
+/** How long one watch of the channel's state lasts before it is renewed (grpc-js needs a deadline). */
+const WATCH_MS = 3_600_000;
+
+/**
+ * Readiness between probes: when the unary channel loses its connection (TRANSIENT_FAILURE),
+ * `lost` at once; when it is READY again, `regained` (a health check, since a connection is
+ * not yet a SERVING Manager). A channel left IDLE by a closed connection is reconnected at
+ * once, so that a Manager that went away is noticed without waiting for a request. Ends when
+ * the channel is shut down.
+ */
+function followChannel(connection: ManagerConnection, regained: () => void, lost: () => void): void {
+  const channel = connection.channel.getChannel();
+  // READY counts only after a loss: the first connection is the start-up probe's own.
+  let wasLost = false;
+  const watch = (from: connectivityState): void => {
+    channel.watchConnectivityState(from, Date.now() + WATCH_MS, (error) => {
+      const now = channel.getConnectivityState(false);
+      if (error === undefined && now === connectivityState.TRANSIENT_FAILURE && !wasLost) {
+        wasLost = true;
+        lost();
+      }
+      if (error === undefined && now === connectivityState.READY && wasLost) {
+        wasLost = false;
+        regained();
+      }
+      // A connection the Manager closed leaves the channel IDLE until a call comes; connecting
+      // at once tells a Manager gone (TRANSIENT_FAILURE) from one that only closed it.
+      if (error === undefined && now === connectivityState.IDLE && from === connectivityState.READY) channel.getConnectivityState(true);
+      if (now !== connectivityState.SHUTDOWN) watch(now);
+    });
+  };
+  watch(channel.getConnectivityState(false));
 }
 
 /**

@@ -103,7 +103,7 @@ export class GatewayMetrics {
   });
   readonly managerReady = new Gauge({
     name: "gateway_manager_ready",
-    help: "1 when the last readiness check (each /readyz, and the one at start-up) found the Manager SERVING, else 0",
+    help: "1 when the last readiness check (each /readyz, at start-up, after the channel reconnects) found the Manager SERVING; 0 after a failed one and while the channel has lost its connection",
     // With --workers: ready when every worker is.
     aggregator: "min",
     registers: [this.registry],
