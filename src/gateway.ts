@@ -85,7 +85,10 @@ export async function startGateway(config: Config, logger: AppOptions["logger"] 
         await metricsListener?.close();
         await shutdown.close(config.shutdownTimeoutMs);
         connection.close();
-        await tracing?.shutdown();
+        // A collector that is down loses the last spans; it must not fail the shutdown.
+        await tracing?.shutdown().catch((error: unknown) => {
+          app.log.warn({ reason: error instanceof Error ? error.message : String(error) }, "the last traces could not be exported");
+        });
         await embedded?.close();
       },
     };
