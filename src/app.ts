@@ -45,6 +45,11 @@ import type { StartedSearch } from "./operations/search-body.js";
 import { addMetricsRoute } from "./telemetry/metrics-route.js";
 import type { Tracing } from "./telemetry/tracing.js";
 import type { AccessLogMode } from "./telemetry/access-log.js";
+import { METRICS_PATH } from "./telemetry/metrics-route.js";
+import { SHEDDING_DEFAULTS, registerLoadShedding } from "./server/load-shedding.js";
+import type { SheddingOptions } from "./server/load-shedding.js";
+import { registerRateLimit } from "./server/rate-limit.js";
+import type { RateLimitOptions } from "./server/rate-limit.js";
 
 export interface AppOptions {
   /** The Manager, reached over one long-lived channel. Required. */
@@ -106,6 +111,13 @@ export interface AppOptions {
    * command's --coalesce-reads is on by default).
    */
   readonly coalesceReads?: boolean;
+  /**
+   * Thresholds past which new requests are refused with a 503 (src/server/load-shedding.ts).
+   * Default: SHEDDING_DEFAULTS, which check nothing.
+   */
+  readonly shedding?: Partial<SheddingOptions>;
+  /** Requests each client may make in a window; one more is a 429 (src/server/rate-limit.ts). Default: none, no limit. */
+  readonly rateLimit?: RateLimitOptions;
 }
 
 
@@ -126,7 +138,15 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.server.on("checkExpectation", expectationHandler(app.log));
 
   addBodyParsers(app, options.metrics !== undefined);
-  addHooksAndErrorHandlers(app, options);
+  addObservingHooks(app, options);
+  const { metrics } = options;
+  // After the request id and the observers, so that a refused request is logged and counted.
+  await registerLoadShedding(app, { ...SHEDDING_DEFAULTS, ...options.shedding, onShed: (reason) => metrics?.requestsShed.inc({ reason }) }, EXEMPT);
+  addGuardsAndErrorHandlers(app, options);
+  // Before the routes: it hooks each route as it is added.
+  if (options.rateLimit !== undefined) {
+    await registerRateLimit(app, { ...options.rateLimit, onLimited: () => metrics?.requestsRateLimited.inc() }, EXEMPT);
+  }
   // After the cross-site guard, which refuses a preflight from an origin not allowed.
   const corsOptions = options.cors ?? {};
   if (corsEnabled(corsOptions)) await app.register(cors, corsPluginOptions(corsOptions));
@@ -193,8 +213,14 @@ function addBodyParsers(app: GatewayApp, measured: boolean): void {
   });
 }
 
-/** The request-id echo, the Host and cross-site checks, bodiless answers without content, and every error answered as a problem. */
-function addHooksAndErrorHandlers(app: GatewayApp, options: AppOptions): void {
+/**
+ * Routes that load shedding and rate limits never refuse: the probes, so that an orchestrator
+ * sees a live process and asks the Manager's readiness, and the metrics that show the refusals.
+ */
+const EXEMPT: ReadonlySet<string> = new Set(["/healthz", "/readyz", METRICS_PATH]);
+
+/** The span, the access log and the metrics of each request, and the request-id echo. */
+function addObservingHooks(app: GatewayApp, options: AppOptions): void {
   const accessLog = options.accessLog ?? "off";
   const { tracing } = options;
   // First: every later hook and the handler run inside the request's span.
@@ -211,6 +237,10 @@ function addHooksAndErrorHandlers(app: GatewayApp, options: AppOptions): void {
     }
     done();
   });
+}
+
+/** The Host and cross-site checks, bodiless answers without content, and every error answered as a problem. */
+function addGuardsAndErrorHandlers(app: GatewayApp, options: AppOptions): void {
   // Before anything is read or written (src/server/cross-site.ts).
   app.addHook("onRequest", crossSiteGuard(options.crossSite ?? {}));
   // 204 and 304 answers carry no content, nor headers that describe any (src/http/bodiless.ts).

@@ -6,6 +6,7 @@ import { Type } from "@sinclair/typebox";
 import type { Static, TSchema } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import { HOST_PATTERN, ORIGIN_PATTERN } from "./server/cross-site.js";
+import { RATE_PATTERN } from "./server/rate-limit.js";
 
 const LogLevel = Type.Union(
   ["fatal", "error", "warn", "info", "debug", "trace", "silent"].map((level) => Type.Literal(level)),
@@ -56,6 +57,52 @@ export const ConfigSchema = Type.Object(
     coalesceReads: Type.Union([Type.Literal("on"), Type.Literal("off")], {
       default: "on",
       description: "identical reads in flight (a job, its instances, a search) share one Manager call: on or off",
+    }),
+    // Load shedding (src/server/load-shedding.ts). The event-loop delay is on: a loop that lags
+    // a second on average answers everything a second late already, and refusing new requests
+    // lets it drain what it holds; an idle or busy-but-coping gateway stays far below it. Heap
+    // and RSS are off: V8 lets garbage pile up towards its limit before collecting it, so a
+    // heap near the limit is as much a healthy busy process as a failing one (and the GC work
+    // of a failing one shows as loop delay), and only the operator knows the container's limit.
+    shedEventLoopDelayMs: Type.Integer({
+      minimum: 0,
+      maximum: 60_000,
+      default: 1_000,
+      description: "mean event-loop delay over a second, in ms, above which new requests get a 503 (0: off)",
+    }),
+    shedHeapUsedBytes: Type.Integer({
+      minimum: 0,
+      maximum: 2 ** 45,
+      default: 0,
+      description: "V8 heap in use, in bytes, above which new requests get a 503 (0: off)",
+    }),
+    shedRssBytes: Type.Integer({
+      minimum: 0,
+      maximum: 2 ** 45,
+      default: 0,
+      description: "resident memory, in bytes, above which new requests get a 503 (0: off)",
+    }),
+    shedRetryAfterS: Type.Integer({
+      minimum: 1,
+      maximum: 3_600,
+      default: 5,
+      description: "the Retry-After of a 503 for load shedding, in seconds",
+    }),
+    // Per-client rate limits (src/server/rate-limit.ts): off unless given, since what a fair
+    // share is depends on the clients, and a gateway behind a proxy sees one address for all.
+    rateLimit: Type.Optional(
+      Type.String({ pattern: RATE_PATTERN, description: "requests each client may make per window: 100/s, 6000/m, 50/10s, 1000/h; one more is a 429; unset: no limit" }),
+    ),
+    rateLimitKey: Type.Union([Type.Literal("address"), Type.Literal("authorization")], {
+      default: "address",
+      description: "what a client of --rate-limit is: its address, or its Authorization header (its address without one)",
+    }),
+    // Several processes on one port (src/cluster.ts); one by default, as a replica behind a
+    // load balancer is the first way to use more cores (README "Deploying").
+    workers: Type.String({
+      pattern: "^(auto|[1-9][0-9]{0,2})$",
+      default: "1",
+      description: "gateway processes serving the one port (node:cluster), or auto for one per CPU",
     }),
     sseHeartbeatMs: Type.Integer({
       minimum: 1,
@@ -175,6 +222,13 @@ export const SETTINGS: readonly Setting[] = [
   { key: "metricsPort", flag: "metrics-port", env: "METRICS_PORT" },
   { key: "otlpEndpoint", flag: "otlp-endpoint", env: "OTEL_EXPORTER_OTLP_ENDPOINT" },
   { key: "coalesceReads", flag: "coalesce-reads", env: "COALESCE_READS" },
+  { key: "shedEventLoopDelayMs", flag: "shed-event-loop-delay", env: "SHED_EVENT_LOOP_DELAY_MS" },
+  { key: "shedHeapUsedBytes", flag: "shed-heap-used", env: "SHED_HEAP_USED_BYTES" },
+  { key: "shedRssBytes", flag: "shed-rss", env: "SHED_RSS_BYTES" },
+  { key: "shedRetryAfterS", flag: "shed-retry-after", env: "SHED_RETRY_AFTER_S" },
+  { key: "rateLimit", flag: "rate-limit", env: "RATE_LIMIT" },
+  { key: "rateLimitKey", flag: "rate-limit-key", env: "RATE_LIMIT_KEY" },
+  { key: "workers", flag: "workers", env: "WORKERS" },
 ];
 
 /** A setting whose value is unusable; its message is the one line printed before exit 2. */
@@ -224,6 +278,10 @@ function checkRelations(config: Config): void {
   const managerTls = MANAGER_TLS_KEYS.find((key) => config[key] !== undefined && config[key] !== false);
   if (managerTls !== undefined && config.manager === undefined) {
     throw new ConfigError(`${settingName(managerTls)}: needs ${settingName("manager")}; the embedded Manager is reached in plaintext over loopback`);
+  }
+  // Workers share a port by its number: the API's and the metrics' "0" would be one port.
+  if (config.workers !== "1" && config.metricsPort === 0) {
+    throw new ConfigError(`${settingName("metricsPort")}: must be a port number with ${settingName("workers")}, not 0`);
   }
   // Browsers refuse credentials from a server that allows any origin (Fetch, CORS check).
   if (config.corsCredentials && (config.corsOrigins.length === 0 || config.corsOrigins.includes("*"))) {

@@ -4,6 +4,7 @@
 import type { FastifyBaseLogger, FastifyInstance } from "fastify";
 import { HealthCheckResponse_ServingStatus } from "./gen/grpc/health/v1/health_pb.js";
 import { Code, GrpcError } from "./grpc/index.js";
+import { connectivityState } from "@grpc/grpc-js";
 import type { Config } from "./config.js";
 import { buildApp } from "./app.js";
 import type { AppOptions } from "./app.js";
@@ -12,9 +13,11 @@ import type { ManagerConnection } from "./grpc/manager-connection.js";
 import type { RunningManager } from "./manager/index.js";
 import { defaultAllowedHosts } from "./server/cross-site.js";
 import { gracefulClose } from "./server/shutdown.js";
+import { parseRate } from "./server/rate-limit.js";
 import { readListenerTls, readManagerTls } from "./tls-material.js";
 import { grpcMetricsInterceptor } from "./telemetry/grpc-metrics.js";
 import { GatewayMetrics } from "./telemetry/metrics.js";
+import { shareMetrics } from "./cluster.js";
 import { listenMetrics } from "./telemetry/metrics-route.js";
 import type { MetricsListener } from "./telemetry/metrics-route.js";
 
@@ -39,6 +42,8 @@ export async function startGateway(config: Config, logger: AppOptions["logger"] 
   const embedded = config.manager === undefined ? await startEmbeddedManager(config.dataDir) : undefined;
   const address = config.manager ?? embedded?.address ?? "";
   const metrics = new GatewayMetrics();
+  // A worker of --workers: /metrics is every worker's (src/cluster.ts).
+  shareMetrics(metrics);
   // Loaded only when asked for: without a collector, no OpenTelemetry module is imported.
   const tracing = config.otlpEndpoint === undefined ? undefined : (await import("./telemetry/tracing.js")).startTracing({ endpoint: config.otlpEndpoint });
   const interceptors = [...(tracing === undefined ? [] : [tracing.interceptor]), grpcMetricsInterceptor(metrics)];
@@ -68,7 +73,9 @@ export async function startGateway(config: Config, logger: AppOptions["logger"] 
       metricsListener = await listenMetrics(metrics, config.metricsPort, config.host);
       app.log.info({ url: `${metricsListener.url}/metrics` }, "metrics served on their own port");
     }
-    probeManager(connection, managerLabel, app.log, (ready) => { metrics.managerReady.set(ready ? 1 : 0); });
+    const onReadiness = (ready: boolean): void => { metrics.managerReady.set(ready ? 1 : 0); };
+    probeManager(connection, managerLabel, app.log, onReadiness);
+    followChannel(connection, () => { probeManager(connection, managerLabel, app.log, onReadiness); }, () => { onReadiness(false); });
     return {
       app,
       url,
@@ -78,7 +85,10 @@ export async function startGateway(config: Config, logger: AppOptions["logger"] 
         await metricsListener?.close();
         await shutdown.close(config.shutdownTimeoutMs);
         connection.close();
-        await tracing?.shutdown();
+        // A collector that is down loses the last spans; it must not fail the shutdown.
+        await tracing?.shutdown().catch((error: unknown) => {
+          app.log.warn({ reason: error instanceof Error ? error.message : String(error) }, "the last traces could not be exported");
+        });
         await embedded?.close();
       },
     };
@@ -114,12 +124,46 @@ function probeManager(connection: ManagerConnection, manager: string, log: Fasti
   );
 }
 
+/** How long one watch of the channel's state lasts before it is renewed (grpc-js needs a deadline). */
+const WATCH_MS = 3_600_000;
+
+/**
+ * Readiness between probes: when the unary channel loses its connection (TRANSIENT_FAILURE),
+ * `lost` at once; when it is READY again, `regained` (a health check, since a connection is
+ * not yet a SERVING Manager). A channel left IDLE by a closed connection is reconnected at
+ * once, so that a Manager that went away is noticed without waiting for a request. Ends when
+ * the channel is shut down.
+ */
+function followChannel(connection: ManagerConnection, regained: () => void, lost: () => void): void {
+  const channel = connection.channel.getChannel();
+  // READY counts only after a loss: the first connection is the start-up probe's own.
+  let wasLost = false;
+  const watch = (from: connectivityState): void => {
+    channel.watchConnectivityState(from, Date.now() + WATCH_MS, (error) => {
+      const now = channel.getConnectivityState(false);
+      if (error === undefined && now === connectivityState.TRANSIENT_FAILURE && !wasLost) {
+        wasLost = true;
+        lost();
+      }
+      if (error === undefined && now === connectivityState.READY && wasLost) {
+        wasLost = false;
+        regained();
+      }
+      // A connection the Manager closed leaves the channel IDLE until a call comes; connecting
+      // at once tells a Manager gone (TRANSIENT_FAILURE) from one that only closed it.
+      if (error === undefined && now === connectivityState.IDLE && from === connectivityState.READY) channel.getConnectivityState(true);
+      if (now !== connectivityState.SHUTDOWN) watch(now);
+    });
+  };
+  watch(channel.getConnectivityState(false));
+}
+
 /**
  * The embedded reference Manager on a loopback port. It is imported only here, when it is
  * used: it stores jobs with better-sqlite3, an optional dependency that a gateway pointed at a
  * Manager (--manager) does without, and whose absence is then explained in one line.
  */
-async function startEmbeddedManager(dataDir: string): Promise<RunningManager> {
+export async function startEmbeddedManager(dataDir: string): Promise<RunningManager> {
   try {
     const { startManager } = await import("./manager/index.js");
     return await startManager({ port: 0, host: "127.0.0.1", dataDir });
@@ -162,5 +206,12 @@ function appOptions(config: Config, connection: ManagerConnection, logger: AppOp
       corsOrigins: config.corsOrigins,
     },
     cors: { origins: config.corsOrigins, credentials: config.corsCredentials },
+    shedding: {
+      maxEventLoopDelayMs: config.shedEventLoopDelayMs,
+      maxHeapUsedBytes: config.shedHeapUsedBytes,
+      maxRssBytes: config.shedRssBytes,
+      retryAfterS: config.shedRetryAfterS,
+    },
+    ...(config.rateLimit === undefined ? {} : { rateLimit: { ...parseRate(config.rateLimit), key: config.rateLimitKey } }),
   };
 }

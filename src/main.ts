@@ -3,7 +3,9 @@
 // shutdown bounded by --shutdown-timeout.
 import { ConfigError, helpText, loadConfig } from "./config.js";
 import type { LoadResult } from "./config.js";
-import { startGateway } from "./gateway.js";
+import { startEmbeddedManager, startGateway } from "./gateway.js";
+import { isPrimaryOf, runPrimary } from "./cluster.js";
+import type { PrimaryLog } from "./cluster.js";
 import { batchedLines } from "./telemetry/log-stream.js";
 import type { Gateway } from "./gateway.js";
 
@@ -14,6 +16,10 @@ async function main(): Promise<void> {
     return;
   }
   const { config } = loaded;
+  if (isPrimaryOf(config)) {
+    const primary = await runPrimary(config, primaryLog(config.logLevel), () => startEmbeddedManager(config.dataDir));
+    process.exit(await primary.done);
+  }
   // Listen for signals before starting, so that one arriving during start-up still closes
   // the gateway (and the embedded Manager's database) cleanly once it is up.
   let signalled: string | undefined;
@@ -46,6 +52,17 @@ function readConfig(): LoadResult {
     process.stderr.write(`norsk-manager-gateway: ${error.message}\n`);
     process.exit(2);
   }
+}
+
+const LEVELS = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60, silent: Infinity } as const;
+
+/** The primary's log: JSON lines on standard output, shaped as the workers' (pino's) are. */
+function primaryLog(level: string): PrimaryLog {
+  const least = (LEVELS as Record<string, number>)[level] ?? LEVELS.info;
+  return (at, fields, msg) => {
+    if (LEVELS[at] < least) return;
+    process.stdout.write(`${JSON.stringify({ level: LEVELS[at], time: Date.now(), pid: process.pid, ...fields, msg })}\n`);
+  };
 }
 
 /**

@@ -29,6 +29,12 @@ describe("loadConfig", () => {
       corsOrigins: [],
       corsCredentials: false,
       managerTls: false,
+      shedEventLoopDelayMs: 1_000,
+      shedHeapUsedBytes: 0,
+      shedRssBytes: 0,
+      shedRetryAfterS: 5,
+      rateLimitKey: "address",
+      workers: "1",
     });
   });
 
@@ -170,13 +176,65 @@ describe("loadConfig", () => {
     expect(config([]).otlpEndpoint).toBeUndefined();
   });
 
+  it("reads the load-shedding thresholds and Retry-After from their flags or variables; 0 turns a threshold off", () => {
+    expect(config(["--shed-event-loop-delay", "0", "--shed-heap-used", "1073741824", "--shed-rss", "2147483648", "--shed-retry-after", "30"])).toMatchObject({
+      shedEventLoopDelayMs: 0,
+      shedHeapUsedBytes: 1_073_741_824,
+      shedRssBytes: 2_147_483_648,
+      shedRetryAfterS: 30,
+    });
+    expect(config([], { SHED_EVENT_LOOP_DELAY_MS: "250", SHED_HEAP_USED_BYTES: "1", SHED_RSS_BYTES: "2", SHED_RETRY_AFTER_S: "1" })).toMatchObject({
+      shedEventLoopDelayMs: 250,
+      shedHeapUsedBytes: 1,
+      shedRssBytes: 2,
+      shedRetryAfterS: 1,
+    });
+  });
+
+  it.each([
+    [["--shed-event-loop-delay", "60001"], /--shed-event-loop-delay \(SHED_EVENT_LOOP_DELAY_MS\)/],
+    [["--shed-heap-used", "-1"], /--shed-heap-used/],
+    [["--shed-rss", "1e9"], /--shed-rss: must be a whole number/],
+    [["--shed-retry-after", "0"], /--shed-retry-after \(SHED_RETRY_AFTER_S\)/],
+  ])("refuses the load-shedding setting %j, naming it", (argv, pattern) => {
+    expect(() => config(argv)).toThrow(pattern);
+  });
+
+  it("reads the rate limit from --rate-limit or RATE_LIMIT and its key from --rate-limit-key or RATE_LIMIT_KEY; unset, no limit", () => {
+    expect(config(["--rate-limit", "100/s", "--rate-limit-key", "authorization"])).toMatchObject({ rateLimit: "100/s", rateLimitKey: "authorization" });
+    expect(config([], { RATE_LIMIT: "50/10s" })).toMatchObject({ rateLimit: "50/10s", rateLimitKey: "address" });
+    expect(config([]).rateLimit).toBeUndefined();
+  });
+
+  it.each([
+    [["--rate-limit", "100"], /--rate-limit \(RATE_LIMIT\)/],
+    [["--rate-limit", "0/s"], /--rate-limit \(RATE_LIMIT\)/],
+    [["--rate-limit", "100/d"], /--rate-limit \(RATE_LIMIT\)/],
+    [["--rate-limit-key", "cookie"], /--rate-limit-key \(RATE_LIMIT_KEY\)/],
+  ])("refuses the rate-limit setting %j, naming it", (argv, pattern) => {
+    expect(() => config(argv)).toThrow(pattern);
+  });
+
+  it("reads the number of workers from --workers or WORKERS: a count or auto", () => {
+    expect(config(["--workers", "4"]).workers).toBe("4");
+    expect(config([], { WORKERS: "auto" }).workers).toBe("auto");
+  });
+
+  it.each([
+    [["--workers", "0"], /--workers \(WORKERS\)/],
+    [["--workers", "all"], /--workers \(WORKERS\)/],
+    [["--workers", "2", "--metrics-port", "0"], /--metrics-port \(METRICS_PORT\): must be a port number with --workers \(WORKERS\), not 0/],
+  ])("refuses %j, naming the setting", (argv, pattern) => {
+    expect(() => config(argv)).toThrow(pattern);
+  });
+
   it("names the environment variable when the bad value came from there", () => {
     expect(() => config([], { PORT: "eighty" })).toThrow(/PORT/);
   });
 
   it("asks for help with --help, which lists every setting", () => {
     expect(loadConfig(["--help"], {})).toEqual({ help: true });
-    for (const name of ["--port", "PORT", "--host", "--manager", "MANAGER_ADDRESS", "--data-dir", "--request-timeout", "--max-request-timeout", "MAX_REQUEST_TIMEOUT_MS", "--log-level", "--sse-heartbeat", "SSE_HEARTBEAT_MS", "--sse-buffer", "SSE_BUFFER_BYTES", "--header-timeout", "--body-timeout", "--idle-timeout", "--max-connections", "--shutdown-timeout", "SHUTDOWN_TIMEOUT_MS", "--allowed-origin", "ALLOWED_ORIGINS", "--allowed-host", "ALLOWED_HOSTS", "--manager-tls", "MANAGER_TLS", "--manager-ca", "--manager-cert", "--manager-key", "--manager-server-name", "--tls-cert", "TLS_CERT", "--tls-key", "--cors-origin", "CORS_ORIGINS", "--cors-credentials", "--access-log", "ACCESS_LOG", "--metrics-port", "METRICS_PORT", "--otlp-endpoint", "OTEL_EXPORTER_OTLP_ENDPOINT", "--coalesce-reads", "COALESCE_READS"]) {
+    for (const name of ["--port", "PORT", "--host", "--manager", "MANAGER_ADDRESS", "--data-dir", "--request-timeout", "--max-request-timeout", "MAX_REQUEST_TIMEOUT_MS", "--log-level", "--sse-heartbeat", "SSE_HEARTBEAT_MS", "--sse-buffer", "SSE_BUFFER_BYTES", "--header-timeout", "--body-timeout", "--idle-timeout", "--max-connections", "--shutdown-timeout", "SHUTDOWN_TIMEOUT_MS", "--allowed-origin", "ALLOWED_ORIGINS", "--allowed-host", "ALLOWED_HOSTS", "--manager-tls", "MANAGER_TLS", "--manager-ca", "--manager-cert", "--manager-key", "--manager-server-name", "--tls-cert", "TLS_CERT", "--tls-key", "--cors-origin", "CORS_ORIGINS", "--cors-credentials", "--access-log", "ACCESS_LOG", "--metrics-port", "METRICS_PORT", "--otlp-endpoint", "OTEL_EXPORTER_OTLP_ENDPOINT", "--shed-event-loop-delay", "SHED_EVENT_LOOP_DELAY_MS", "--shed-heap-used", "SHED_HEAP_USED_BYTES", "--shed-rss", "SHED_RSS_BYTES", "--shed-retry-after", "SHED_RETRY_AFTER_S", "--rate-limit", "RATE_LIMIT", "--rate-limit-key", "RATE_LIMIT_KEY", "--workers", "WORKERS", "--coalesce-reads", "COALESCE_READS"]) {
       expect(helpText()).toContain(name);
     }
   });

@@ -25,6 +25,8 @@ export interface ProblemOptions {
 /** Thrown for an answer that is not the Manager's own: its status and `code` come from the failure. */
 export class ProblemError extends Error {
   override readonly name = "ProblemError";
+  /** The row of the table this problem answers (src/http/status.ts). */
+  readonly failure: Failure;
   readonly status: number;
   readonly code: CodeName | undefined;
   readonly errors: ProblemItemJson[] | undefined;
@@ -35,6 +37,7 @@ export class ProblemError extends Error {
     options: ProblemOptions = {},
   ) {
     super(detail);
+    this.failure = failure;
     this.status = statusOf(failure);
     this.code = problemCodeOf(failure);
     this.errors = options.errors === undefined ? undefined : [...options.errors];
@@ -46,7 +49,7 @@ export class ProblemError extends Error {
    * any other (fastify's rarer statuses) would be a 500.
    */
   static of(body: ProblemJson): ProblemError {
-    const failure = failureAnswered(body.status, body.code) ?? "INTERNAL_SERVER_ERROR";
+    const failure = failureAnswered(body.status, body.code, body.detail) ?? "INTERNAL_SERVER_ERROR";
     return new ProblemError(failure, body.detail, { errors: body.errors });
   }
 }
@@ -113,7 +116,7 @@ export function toProblem(error: unknown, request: RequestFacts): ProblemJson {
     title: STATUS_CODES[status] ?? "Error",
     status,
     // A 5xx never carries a message from below: it may hold addresses, paths or stack text.
-    detail: status >= 500 ? genericDetail(status) : base.detail,
+    detail: status >= 500 ? genericDetail(status, base.failure) : base.detail,
     instance: request.url,
     requestId: request.id,
   };
@@ -123,6 +126,8 @@ export function toProblem(error: unknown, request: RequestFacts): ProblemJson {
 }
 
 interface Described {
+  /** Where known: the table's row, whose generic detail a 5xx says. */
+  failure?: Failure | undefined;
   status: number;
   detail: string;
   code?: CodeName | undefined;
@@ -130,7 +135,7 @@ interface Described {
 }
 
 function described(failure: Failure, detail: string, errors?: readonly ProblemItemJson[]): Described {
-  return { status: statusOf(failure), detail, code: problemCodeOf(failure), errors: errors === undefined ? undefined : [...errors] };
+  return { failure, status: statusOf(failure), detail, code: problemCodeOf(failure), errors: errors === undefined ? undefined : [...errors] };
 }
 
 /** A status HTTP itself chose (fastify's, node's), with the code of the table's reason for it. */
@@ -141,7 +146,7 @@ function describedByHttp(status: number, detail: string): Described {
 
 function describe(error: unknown): Described {
   if (error instanceof ProblemError) {
-    return { status: error.status, detail: error.detail, code: error.code, errors: error.errors };
+    return { failure: error.failure, status: error.status, detail: error.detail, code: error.code, errors: error.errors };
   }
   if (error instanceof JsonBodyError) return described("INVALID_ARGUMENT", error.detail, error.errors);
   if (error instanceof MirrorError) return described("INVALID_ARGUMENT", "the request body is invalid", error.errors);

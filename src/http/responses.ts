@@ -70,7 +70,7 @@ export function errorResponses(...declared: Declared[]): Record<string, ProblemR
     const status = statusOf(failure);
     if (!(status in responses)) Object.assign(responses, problemResponses([failure]));
   }
-  responses.default = problemResponse("Any other error (such as 401, 403 or 429 from a Manager that enforces them), as a problem.");
+  responses.default = problemResponse("Any other error (such as 401, 403 or 429 from a Manager that enforces them, or 429 from the gateway's own rate limit), as a problem.");
   return responses;
 }
 

@@ -77,7 +77,7 @@ export const FAILURES = {
   INTERNAL: { status: 500 },
   UNAVAILABLE: {
     status: 503,
-    describes: (codes) => `the Manager cannot be reached (${codes.join(", ")}); try again later`,
+    describes: (codes) => `the Manager cannot be reached (${codes.join(", ")}), or the gateway is overloaded and refuses new requests (Retry-After says when to try again); try again later`,
     generic: "the Manager is unavailable; try again later",
     example: {},
   },
@@ -112,6 +112,11 @@ export const FAILURES = {
   },
   EXPECTATION_FAILED: { status: 417 },
   MISDIRECTED_REQUEST: { status: 421 },
+  /**
+   * A client sent more than --rate-limit allows in its window (src/server/rate-limit.ts). Its
+   * code is the one gRPC gives a quota exceeded, as the write queue's 429 has.
+   */
+  TOO_MANY_REQUESTS: { status: 429, code: "RESOURCE_EXHAUSTED" },
   REQUEST_HEADER_FIELDS_TOO_LARGE: { status: 431 },
   /** The gateway itself failed (anything thrown that is not a failure of this table). */
   INTERNAL_SERVER_ERROR: {
@@ -120,6 +125,12 @@ export const FAILURES = {
     generic: INTERNAL_DETAIL,
     example: {},
   },
+  /**
+   * The gateway refuses new requests while its event loop lags or its memory is past a
+   * threshold (src/server/load-shedding.ts). UNAVAILABLE, as a gRPC server sheds load; after
+   * the Manager's row, so that a 503 from elsewhere is taken for the Manager's.
+   */
+  OVERLOADED: { status: 503, code: "UNAVAILABLE", generic: "the gateway is overloaded; try again after the Retry-After delay" },
 } as const satisfies Readonly<Record<CodeName, FailureRow>> & Readonly<Record<string, FailureRow>>;
 
 /** A way a request fails: a gRPC status name, or one of HTTP's own reasons. */
@@ -176,13 +187,24 @@ export function failureOfHttpStatus(status: number): Failure | undefined {
   return ROWS.find(([name, row]) => !isCodeName(name) && row.status === status)?.[0];
 }
 
-/** The failure a problem with this status and code was made from, if the table has it. */
-export function failureAnswered(status: number, code: string | undefined): Failure | undefined {
-  return ROWS.find(([name, row]) => row.status === status && problemCodeOf(name) === code)?.[0];
+/**
+ * The failure a problem with this status and code was made from, if the table has it; of two
+ * with the same status and code (a 503 UNAVAILABLE: the Manager's, or the gateway's overload),
+ * the one whose generic detail the problem says.
+ */
+export function failureAnswered(status: number, code: string | undefined, detail?: string): Failure | undefined {
+  const candidates = ROWS.filter(([name, row]) => row.status === status && problemCodeOf(name) === code);
+  const saying = candidates.find(([, row]) => row.generic !== undefined && row.generic === detail);
+  return (saying ?? candidates[0])?.[0];
 }
 
-/** What a 5xx problem of `status` says, whatever the Manager's message was. */
-export function genericDetail(status: number): string {
+/**
+ * What a 5xx problem of `status` says, whatever the Manager's message was: the generic detail
+ * of `failure` when it is known and has one (the gateway's own overload), else the status's.
+ */
+export function genericDetail(status: number, failure?: Failure): string {
+  const own: FailureRow | undefined = failure === undefined ? undefined : FAILURES[failure];
+  if (own?.status === status && own.generic !== undefined) return own.generic;
   return ROWS.find(([, row]) => row.status === status && row.generic !== undefined)?.[1].generic ?? INTERNAL_DETAIL;
 }
 

@@ -6,6 +6,7 @@
 // "a CORS error" is a problem a developer can read in the network panel or with curl.
 import type { FastifyCorsOptions } from "@fastify/cors";
 import { ANY_ORIGIN } from "./cross-site.js";
+import { RATE_LIMIT_HEADERS } from "./rate-limit.js";
 
 export interface CorsOptions {
   /** Origins (scheme://host[:port]) whose pages may call the API; ANY_ORIGIN ("*") for every one. Default: none (CORS off). */
@@ -14,8 +15,11 @@ export interface CorsOptions {
   readonly credentials?: boolean;
 }
 
-/** Headers a page's script may read besides the CORS-safelisted ones: what the API documents. */
-export const EXPOSED_HEADERS: readonly string[] = ["ETag", "Location", "X-Request-Id", "Retry-After"];
+/**
+ * Headers a page's script may read besides the CORS-safelisted ones: what the API documents,
+ * and the rate limit's (sent only with --rate-limit).
+ */
+export const EXPOSED_HEADERS: readonly string[] = ["ETag", "Location", "X-Request-Id", "Retry-After", ...RATE_LIMIT_HEADERS];
 
 /** Every method a route takes; OPTIONS itself needs no permission. */
 export const CORS_METHODS: readonly string[] = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"];

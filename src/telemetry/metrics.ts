@@ -96,11 +96,26 @@ export class GatewayMetrics {
     labelNames: ["route", "format"] as const,
     registers: [this.registry],
   });
-  readonly managerReady = new Gauge({
-    name: "gateway_manager_ready",
-    help: "1 when the last readiness check (each /readyz, and the one at start-up) found the Manager SERVING, else 0",
+  readonly requestsShed = new Counter({
+    name: "gateway_requests_shed_total",
+    help: "Requests refused with 503 while the process was past a load-shedding threshold, by the threshold (event_loop_delay, heap_used, rss)",
+    labelNames: ["reason"] as const,
     registers: [this.registry],
   });
+  readonly requestsRateLimited = new Counter({
+    name: "gateway_requests_rate_limited_total",
+    help: "Requests refused with 429 because their client had made --rate-limit requests in its window",
+    registers: [this.registry],
+  });
+  readonly managerReady = new Gauge({
+    name: "gateway_manager_ready",
+    help: "1 when the last readiness check (each /readyz, at start-up, after the channel reconnects) found the Manager SERVING; 0 after a failed one and while the channel has lost its connection",
+    // With --workers: ready when every worker is.
+    aggregator: "min",
+    registers: [this.registry],
+  });
+  /** Where the exposition comes from: this registry, or (a worker of --workers) every worker's. */
+  #exposition: () => Promise<string> = () => this.registry.metrics();
 
   constructor() {
     // Event-loop lag, heap, GC, CPU, file descriptors: prom-client's process metrics.
@@ -121,6 +136,11 @@ export class GatewayMetrics {
 
   /** The Prometheus text exposition of every metric, and its content type. */
   async exposition(): Promise<{ readonly contentType: string; readonly text: string }> {
-    return { contentType: this.registry.contentType, text: await this.registry.metrics() };
+    return { contentType: this.registry.contentType, text: await this.#exposition() };
+  }
+
+  /** Takes the exposition from `source` from now on: the metrics of all workers, aggregated. */
+  exposeFrom(source: () => Promise<string>): void {
+    this.#exposition = source;
   }
 }

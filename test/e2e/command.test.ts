@@ -53,6 +53,26 @@ describe("norsk-manager-gateway command", () => {
     }
   });
 
+  it("limits each client with --rate-limit and --rate-limit-key, over real connections", async () => {
+    const gateway = await startCommand(["--rate-limit", "2/m", "--rate-limit-key", "authorization"]);
+    try {
+      const statusOf = async (headers: Record<string, string>): Promise<[number, string | null]> => {
+        const response = await fetch(`${gateway.url}/v1/jobs/none`, { headers });
+        await response.arrayBuffer();
+        return [response.status, response.headers.get("ratelimit-remaining")];
+      };
+      const alice = { authorization: "Bearer alice" };
+      expect(await statusOf(alice)).toEqual([404, "1"]);
+      expect(await statusOf(alice)).toEqual([404, "0"]);
+      expect(await statusOf(alice)).toEqual([429, "0"]);
+      expect(await statusOf({ authorization: "Bearer bob" })).toEqual([404, "1"]);
+      expect(await statusOf({})).toEqual([404, "1"]);
+      expect((await fetch(`${gateway.url}/healthz`, { headers: alice })).status).toBe(200);
+    } finally {
+      expect(await gateway.stop()).toBe(0);
+    }
+  });
+
   it.each(["SIGTERM", "SIGINT"] as const)("closes cleanly on %s and keeps what it stored", async (signal) => {
     const gateway = await startCommand();
     const created = await fetch(`${gateway.url}/v1/jobs`, {

@@ -169,6 +169,12 @@ describe("the problem factories", () => {
     expect(error).toMatchObject({ status, code, detail: "what went wrong", errors: [{ header: "x", message: "is wrong" }] });
   });
 
+  it("answers the gateway's overload as a 503 UNAVAILABLE that blames the gateway, not the Manager, and says nothing of why", () => {
+    const answer = toProblem(problem("OVERLOADED", "event loop delay 1200 ms"), request);
+    expect(answer).toMatchObject({ status: 503, title: "Service Unavailable", code: "UNAVAILABLE", detail: "the gateway is overloaded; try again after the Retry-After delay" });
+    expect(toProblem(unavailable("down"), request).detail).toBe("the Manager is unavailable; try again later");
+  });
+
   it.each([
     ["MISDIRECTED_REQUEST", 421],
     ["FORBIDDEN", 403],
@@ -184,6 +190,7 @@ describe("the problem factories", () => {
     invalidArgument("bad"),
     new GrpcError(Code.FAILED_PRECONDITION, "job is complete"),
     new GrpcError(Code.UNAVAILABLE, "down"),
+    problem("OVERLOADED", "event loop delay 1200 ms"),
     new Error("secret"),
   ])("makes from a problem an error answered as that problem again: %s", (error) => {
     const first = toProblem(error, request);

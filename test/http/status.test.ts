@@ -73,8 +73,10 @@ const REASONS: readonly [Failure, number, CodeName | undefined][] = [
   ["UNSUPPORTED_MEDIA_TYPE", 415, undefined],
   ["EXPECTATION_FAILED", 417, undefined],
   ["MISDIRECTED_REQUEST", 421, undefined],
+  ["TOO_MANY_REQUESTS", 429, "RESOURCE_EXHAUSTED"],
   ["REQUEST_HEADER_FIELDS_TOO_LARGE", 431, undefined],
   ["INTERNAL_SERVER_ERROR", 500, undefined],
+  ["OVERLOADED", 503, "UNAVAILABLE"],
 ];
 
 describe("the table of failures", () => {
@@ -118,7 +120,7 @@ const DESCRIPTIONS: readonly [number, string][] = [
   [413, "the request body is larger than the gateway accepts (1 MiB by default)"],
   [415, "the request's Content-Type is not one this operation accepts"],
   [500, "the gateway or the Manager failed; the detail says nothing about internals, the request id finds it in the log"],
-  [503, "the Manager cannot be reached (UNAVAILABLE); try again later"],
+  [503, "the Manager cannot be reached (UNAVAILABLE), or the gateway is overloaded and refuses new requests (Retry-After says when to try again); try again later"],
   [504, "the Manager did not answer in time: within the request timeout (of a list, its first result), or before the Grpc-Timeout"],
 ];
 
@@ -166,5 +168,12 @@ describe("what the table says of each status", () => {
     [504, "the Manager did not answer before the deadline"],
   ])("says of every %i only %j", (status, detail) => {
     expect(genericDetail(status)).toBe(detail);
+  });
+
+  it("says of the gateway's own overload that it is the gateway's, not the Manager's", () => {
+    expect(genericDetail(503, "OVERLOADED")).toBe("the gateway is overloaded; try again after the Retry-After delay");
+    expect(genericDetail(503, "UNAVAILABLE")).toBe("the Manager is unavailable; try again later");
+    // A failure's own words only for its own status.
+    expect(genericDetail(500, "OVERLOADED")).toBe("internal error; the request id identifies it in the gateway's log");
   });
 });

@@ -17,7 +17,10 @@ export interface LoggedGateway {
 }
 
 export async function startLoggedGateway(argv: readonly string[], level = "info"): Promise<LoggedGateway> {
-  const loaded = loadConfig(["--port", "0", ...argv], {});
+  // Load shedding off: in this process the event loop is the test runner's as well, and a
+  // test's own synchronous work (a large body parsed) would count as the gateway's lag. The
+  // shedding tests (test/server/load-shedding.test.ts, test/e2e/overload.test.ts) turn it on.
+  const loaded = loadConfig(["--port", "0", "--shed-event-loop-delay", "0", ...argv], {});
   if (loaded.help) throw new Error("help");
   const lines: LogLine[] = [];
   const stream = { write: (line: string) => { lines.push(JSON.parse(line) as LogLine); } };

@@ -140,6 +140,27 @@ describe("/metrics", () => {
     expect(seriesOf(samples, "grpc_client_calls_total").filter((labels) => labels.method === "JobSearch")).toHaveLength(1);
   });
 
+  it("follows the channel between probes: gateway_manager_ready falls to 0 when the Manager goes away, and is 1 again when it is back, with no /readyz asked", async () => {
+    const own = await startManager({ port: 0, dataDir: IN_MEMORY });
+    let back: RunningManager | undefined;
+    try {
+      logged = await startLoggedGateway(["--manager", own.address]);
+      const { url } = logged;
+      const ready = async (): Promise<number | undefined> => valueOf(await scrape(`${url}/metrics`), "gateway_manager_ready");
+      await expect.poll(ready).toBe(1);
+      await own.close();
+      await expect.poll(ready, { timeout: 15_000 }).toBe(0);
+      back = await startManager({ port: own.port, dataDir: IN_MEMORY });
+      // grpc-js reconnects with back-off (1 s, then longer): within some seconds.
+      await expect.poll(ready, { timeout: 30_000, interval: 200 }).toBe(1);
+      const samples = await scrape(`${url}/metrics`);
+      expect(valueOf(samples, "http_requests_total", { route: "/readyz" })).toBeUndefined();
+    } finally {
+      await back?.close();
+      await own.close();
+    }
+  }, 60_000);
+
   it("with --metrics-port, serves /metrics on a listener of its own, and not on the API's port", async () => {
     logged = await startLoggedGateway(["--manager", manager.address, "--metrics-port", "0"]);
     const { gateway, url } = logged;

@@ -1,0 +1,132 @@
+// --workers N|auto: N gateway processes serving one port (node:cluster: the primary holds the
+// listening socket and hands connections to the workers). Each worker is a whole gateway with
+// its own channel to the Manager; when no --manager is given, the primary runs the one embedded
+// reference Manager and the workers are pointed at it, as at any Manager. /metrics, served by
+// whichever worker a scrape reaches, is every worker's, aggregated by the primary (prom-client's
+// AggregatorRegistry: counters and histograms summed; readiness the least of the workers').
+// SIGTERM or SIGINT to the primary is passed to every worker, which drains as a single gateway
+// does; the primary exits 0 once all have exited 0 and the embedded Manager is closed. A worker
+// that dies otherwise is replaced.
+import cluster from "node:cluster";
+import type { Worker } from "node:cluster";
+import { availableParallelism } from "node:os";
+import { AggregatorRegistry } from "prom-client";
+import type { Config } from "./config.js";
+import type { GatewayMetrics } from "./telemetry/metrics.js";
+
+/** How many workers `setting` asks for: a number, or one per CPU for "auto". */
+export function workerCount(setting: string): number {
+  return setting === "auto" ? availableParallelism() : Number(setting);
+}
+
+/** Whether this process is the primary of --workers (and should run runPrimary, not a gateway). */
+export function isPrimaryOf(config: Config): boolean {
+  return cluster.isPrimary && workerCount(config.workers) > 1;
+}
+
+/** A worker's request for the aggregated metrics, and the primary's answer (same kind and id). */
+interface MetricsMessage {
+  readonly kind: "norsk-gateway:metrics";
+  readonly id: number;
+  readonly text?: string;
+  readonly error?: string;
+}
+
+function isMetricsMessage(message: unknown): message is MetricsMessage {
+  return typeof message === "object" && message !== null && (message as { kind?: unknown }).kind === "norsk-gateway:metrics";
+}
+
+/** What the primary prints, one JSON line each, as the workers' pino lines are. */
+export type PrimaryLog = (level: "info" | "warn" | "error", fields: Record<string, unknown>, msg: string) => void;
+
+export interface Primary {
+  /** Resolves with the exit code once every worker has exited after a signal. */
+  readonly done: Promise<number>;
+}
+
+/**
+ * Forks the workers (after starting the embedded Manager when no --manager is given), answers
+ * their requests for the aggregated metrics, replaces a worker that dies, and on SIGTERM or
+ * SIGINT passes the signal on and waits for every worker.
+ */
+export async function runPrimary(config: Config, log: PrimaryLog, startEmbedded: () => Promise<{ address: string; close(): Promise<void> }>): Promise<Primary> {
+  const embedded = config.manager === undefined ? await startEmbedded() : undefined;
+  const count = workerCount(config.workers);
+  const env = embedded === undefined ? {} : { MANAGER_ADDRESS: embedded.address };
+  const aggregator = new AggregatorRegistry();
+  let stopping = false;
+  const fork = (): Worker => cluster.fork(env);
+  cluster.on("message", (worker, message: unknown) => {
+    if (!isMetricsMessage(message)) return;
+    aggregator.clusterMetrics().then(
+      (text) => worker.send({ kind: message.kind, id: message.id, text } satisfies MetricsMessage),
+      (error: unknown) => worker.send({ kind: message.kind, id: message.id, error: String(error) } satisfies MetricsMessage),
+    );
+  });
+  cluster.on("exit", (worker, code, signal) => {
+    if (stopping) return;
+    log("error", { pid: worker.process.pid, code, signal }, "a worker died; starting another");
+    setTimeout(fork, 1_000).unref();
+  });
+  for (let i = 0; i < count; i += 1) fork();
+  log("info", { workers: count, manager: config.manager ?? "embedded" }, `norsk-manager-gateway primary: ${String(count)} workers`);
+  const done = new Promise<number>((resolve) => {
+    const stop = (signal: NodeJS.Signals): void => {
+      if (stopping) return;
+      stopping = true;
+      log("info", { signal }, "shutting down the workers");
+      void drain(Object.values(cluster.workers ?? {}).filter((w): w is Worker => w !== undefined), signal).then(async (codes) => {
+        await embedded?.close();
+        resolve(codes.every((code) => code === 0) ? 0 : 1);
+      });
+    };
+    process.once("SIGTERM", () => { stop("SIGTERM"); });
+    process.once("SIGINT", () => { stop("SIGINT"); });
+  });
+  return { done };
+}
+
+/** Passes `signal` to each worker and resolves with their exit codes once all have exited. */
+function drain(workers: readonly Worker[], signal: NodeJS.Signals): Promise<(number | null)[]> {
+  return Promise.all(
+    workers.map(
+      (worker) =>
+        new Promise<number | null>((resolve) => {
+          if (worker.isDead()) {
+            resolve(worker.process.exitCode ?? null);
+            return;
+          }
+          worker.once("exit", (code) => { resolve(code); });
+          worker.process.kill(signal);
+        }),
+    ),
+  );
+}
+
+/**
+ * In a worker: lets the primary collect `metrics` (prom-client answers its requests), and takes
+ * /metrics from the primary's aggregate of all workers. Does nothing outside a cluster.
+ */
+export function shareMetrics(metrics: GatewayMetrics): void {
+  if (!cluster.isWorker) return;
+  AggregatorRegistry.setRegistries([metrics.registry]);
+  // Constructed for its side effect: in a worker, it answers the primary's requests.
+  new AggregatorRegistry();
+  const pending = new Map<number, (message: MetricsMessage) => void>();
+  let next = 0;
+  process.on("message", (message: unknown) => {
+    if (isMetricsMessage(message)) pending.get(message.id)?.(message);
+  });
+  metrics.exposeFrom(
+    () =>
+      new Promise<string>((resolve, reject) => {
+        const id = next++;
+        pending.set(id, (answer) => {
+          pending.delete(id);
+          if (answer.text === undefined) reject(new Error(answer.error ?? "no metrics"));
+          else resolve(answer.text);
+        });
+        process.send?.({ kind: "norsk-gateway:metrics", id } satisfies MetricsMessage);
+      }),
+  );
+}

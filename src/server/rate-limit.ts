@@ -1,0 +1,88 @@
+// Per-client rate limits (--rate-limit), by @fastify/rate-limit: each client may make `max`
+// requests in a window of `windowMs`, counted from its first request in the window (a fixed
+// window per client, in this process's memory); one more is a 429 problem with Retry-After
+// and the RateLimit-Limit, -Remaining and -Reset headers of the IETF draft (also on the
+// requests allowed). A client is its address, or, with `key: "authorization"`, its
+// Authorization header (a client without one is its address). The exempt paths (probes,
+// metrics) are never counted nor refused.
+import { createHash } from "node:crypto";
+import rateLimit from "@fastify/rate-limit";
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import { problem } from "../http/problem.js";
+
+/** What identifies a client: its address, or its Authorization header. */
+export type RateLimitKey = "address" | "authorization";
+
+export interface RateLimitOptions {
+  /** Requests a client may make in a window. */
+  readonly max: number;
+  /** The window, in ms. */
+  readonly windowMs: number;
+  /** What identifies a client. Default: "address". */
+  readonly key?: RateLimitKey;
+  /** Told of each request refused. */
+  readonly onLimited?: () => void;
+}
+
+/** `--rate-limit`'s form: requests, a slash, and a window: `100/s`, `6000/m`, `50/10s`, `1000/h`. */
+export const RATE_PATTERN = "^([1-9][0-9]{0,8})/([1-9][0-9]{0,5})?(s|m|h)$";
+
+const UNIT_MS: Readonly<Record<string, number>> = { s: 1_000, m: 60_000, h: 3_600_000 };
+
+/** The limit a `--rate-limit` value (matching RATE_PATTERN) sets. */
+export function parseRate(text: string): { readonly max: number; readonly windowMs: number } {
+  const match = new RegExp(RATE_PATTERN).exec(text);
+  if (match === null) throw new Error(`not a rate (requests/window, e.g. 100/s): ${JSON.stringify(text)}`);
+  const [, requests = "", count = "1", unit = "s"] = match;
+  return { max: Number(requests), windowMs: Number(count) * (UNIT_MS[unit] ?? 1_000) };
+}
+
+/** Headers the rate limit adds to answers (for CORS to expose to a page's script). */
+export const RATE_LIMIT_HEADERS: readonly string[] = ["RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset"];
+
+/**
+ * Clients counted at once; one more evicts the least recent (which then starts afresh). As many
+ * as the default connection cap, so that evictions need that many clients in one window.
+ */
+const CLIENTS = 10_000;
+
+/**
+ * Limits every route of `app` registered after this call, except those whose template is one
+ * of `exempt`. Route hooks run after the app's own onRequest hooks, so a refusal is logged,
+ * counted and carries the request id, and a request already shed or refused is not counted.
+ */
+export async function registerRateLimit(app: FastifyInstance, options: RateLimitOptions, exempt: ReadonlySet<string>): Promise<void> {
+  const keyOf = options.key === "authorization" ? authorizationKey : addressKey;
+  await app.register(rateLimit, {
+    global: true,
+    max: options.max,
+    timeWindow: options.windowMs,
+    cache: CLIENTS,
+    enableDraftSpec: true,
+    keyGenerator: keyOf,
+    allowList: (request) => exempt.has(request.routeOptions.url ?? ""),
+    onExceeded: () => options.onLimited?.(),
+    errorResponseBuilder: (_request, context) =>
+      problem("TOO_MANY_REQUESTS", `more than ${String(context.max)} requests in ${describeWindow(options.windowMs)}; try again in ${String(Math.ceil(context.ttl / 1_000))} s`),
+  });
+}
+
+function addressKey(request: FastifyRequest): string {
+  return `address ${request.ip}`;
+}
+
+/**
+ * The Authorization header, hashed (the limiter's table then holds no credential), or the
+ * address for a request without one.
+ */
+function authorizationKey(request: FastifyRequest): string {
+  const authorization = request.headers.authorization;
+  if (authorization === undefined || authorization === "") return addressKey(request);
+  return `authorization ${createHash("sha256").update(authorization).digest("base64url")}`;
+}
+
+function describeWindow(ms: number): string {
+  if (ms % 3_600_000 === 0) return ms === 3_600_000 ? "an hour" : `${String(ms / 3_600_000)} hours`;
+  if (ms % 60_000 === 0) return ms === 60_000 ? "a minute" : `${String(ms / 60_000)} minutes`;
+  return ms === 1_000 ? "a second" : `${String(ms / 1_000)} seconds`;
+}
