@@ -61,7 +61,7 @@ export const LINGER_MS = 10_000;
  * writing each event on its own kept the gateway's CPU busy with writes alone and the clients
  * fell minutes behind (BENCHMARKS.md, Events). An event after a quiet spell goes out at once.
  */
-export const WRITE_INTERVAL_MS = 50;
+export const WRITE_INTERVAL_MS = 100;
 
 /** The failure of a client that fell too far behind. */
 export class SlowClientError extends Error {
