@@ -13,8 +13,13 @@ import { parseExposition, valueOf } from "../telemetry/prometheus-text.js";
 const THRESHOLD_MS = 20;
 const JOBS = 16;
 const PATHS = Array.from({ length: JOBS }, (_, i) => `/v1/jobs/overload-${String(i)}`);
-/** Growth of the resident set under the load (measured: about 20 MB): ample for the connections' buffers. */
-const RSS_GROWTH_BOUND_MB = 64;
+/**
+ * Growth of the resident set under the load, the embedded Manager's included. Measured: 20-31 MB
+ * on Node 20, 55-101 MB on Node 24, whose heap and allocator keep more (as in large-list.test.ts).
+ * The old-space cap below is what fails a gateway that holds on to what it answered; this
+ * bound catches memory outside V8's heap growing with the load.
+ */
+const RSS_GROWTH_BOUND_MB = 128;
 const CONNECTIONS = 256;
 /**
  * V8's heap capped, as in large-list.test.ts: left to itself V8 lets collectable garbage pile
@@ -27,7 +32,10 @@ const SEMI_SPACE_MB = 8;
 let gateway: StartedCommand;
 
 beforeAll(async () => {
-  gateway = await startCommand(["--shed-event-loop-delay", String(THRESHOLD_MS), "--access-log", "off"], {
+  // Each request its own Manager call: identical reads in flight would share calls
+  // (--coalesce-reads), which raises the capacity past what this test's one load generator can
+  // offer on two cores (seen on Node 24: no 503 at all), and the test is about what comes past it.
+  gateway = await startCommand(["--shed-event-loop-delay", String(THRESHOLD_MS), "--access-log", "off", "--coalesce-reads", "off"], {
     nodeArgs: [`--max-old-space-size=${String(OLD_SPACE_MB)}`, `--max-semi-space-size=${String(SEMI_SPACE_MB)}`],
   });
   for (const path of PATHS) {
