@@ -143,7 +143,14 @@ export class ReadCoalescer<V> {
       if (state.running.size === 0) this.#keys.delete(key);
       else this.#start(key, state, call);
     };
-    call(shared?.options ?? readers[0]?.options ?? {}).then(
+    let pending: Promise<V>;
+    try {
+      pending = call(shared?.options ?? readers[0]?.options ?? {});
+    } catch (error) {
+      // A call that throws before it starts fails its readers like one that fails later.
+      pending = Promise.reject(error instanceof Error ? error : new Error(String(error)));
+    }
+    pending.then(
       (value) => {
         settle({ value });
       },

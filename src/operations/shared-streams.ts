@@ -84,7 +84,15 @@ export class StreamSharing {
     // Shared by several clients, the call must not end with the first one's disconnect: their
     // leaving is counted instead (#leave).
     const options: CallOptions = members.size > 1 ? { ...first, signal: undefined } : first;
-    upstream.cancel = open(options)({
+    let start: OpenBytesStream;
+    try {
+      start = open(options);
+    } catch (error) {
+      // A call that cannot even be made must not leave its key "starting" for ever.
+      this.#started(upstream);
+      throw error;
+    }
+    upstream.cancel = start({
       message: (bytes) => {
         this.#started(upstream);
         each((handlers) => { handlers.message(bytes); });

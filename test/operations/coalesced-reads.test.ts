@@ -167,6 +167,17 @@ describe("ReadCoalescer", () => {
     expect(await first).toBe("v0");
   });
 
+  it("fails the readers of a call that throws before it starts, and keeps no key in flight", async () => {
+    const coalescer = new ReadCoalescer<string>();
+    const outcome = await settled(
+      coalescer.read("k", {}, () => {
+        throw new GrpcError(Code.INVALID_ARGUMENT, "bad metadata");
+      }),
+    );
+    expect((outcome.error as GrpcError).code).toBe(Code.INVALID_ARGUMENT);
+    expect(coalescer.inFlight).toBe(0);
+  });
+
   it("refuses a read whose signal has already aborted, without a call", async () => {
     const coalescer = new ReadCoalescer<string>();
     const { calls, call } = heldCalls();

@@ -145,6 +145,18 @@ describe("StreamSharing", () => {
     expect(c.seen).toEqual(["p", "end"]);
   });
 
+  it("leaves no key starting when a stream cannot even be opened, so the next client gets one", () => {
+    const sharing = new StreamSharing();
+    const { opened, open } = upstreams();
+    const failing = (): OpenBytesStream => {
+      throw new Error("bad metadata");
+    };
+    expect(() => sharing.open("k", {}, failing)(client().handlers)).toThrow("bad metadata");
+    expect(sharing.starting).toBe(0);
+    sharing.open("k", {}, open)(client().handlers);
+    expect(opened).toHaveLength(1);
+  });
+
   it("does not share a stream with a deadline of its own (Grpc-Timeout)", () => {
     const sharing = new StreamSharing();
     const { opened, open } = upstreams();
