@@ -53,13 +53,13 @@ const ourJob = (i: number): Record<string, unknown> => ({
   ],
 });
 
-/** The same job in canonical proto JSON, as grpc-gateway reads it. */
+/**
+ * The same job in canonical proto JSON, as grpc-gateway reads it: the id and the container URL
+ * as messages, enums by their proto names.
+ */
 const peerJob = (i: number): Record<string, unknown> => ({
+  ...ourJob(i),
   jobId: { jobId: `bench-${i}` },
-  startDateTime: "2026-12-24T18:00:00.123456789Z",
-  description: "benchmark job",
-  tags: { env: "bench", group: `g${i % GROUPS}`, index: String(i) },
-  currentHash: "0",
   services: [
     {
       name: "norsk",
