@@ -1,6 +1,6 @@
 // JSON Merge Patch (RFC 7396): over plain JSON values, and over protobuf messages through the
 // mirror, where what the patch does not name is kept exactly as it was.
-import { clone } from "@bufbuild/protobuf";
+import { create } from "@bufbuild/protobuf";
 import type { DescField, DescMessage, MessageShape } from "@bufbuild/protobuf";
 import { reflect } from "@bufbuild/protobuf/reflect";
 import type { ReflectMessage } from "@bufbuild/protobuf/reflect";
@@ -38,17 +38,47 @@ function define(object: Record<string, unknown>, key: string, value: unknown): v
  * from the result (a oneof member stands for its whole oneof); every other field, and the
  * unknown fields (a newer peer's), are kept exactly as they were. Throws a MirrorError when
  * the patched JSON is not a valid message.
+ *
+ * One pass over what the patch names: only those fields (and the other members of their
+ * oneofs, so that setting a second member still conflicts) go to JSON and back. The other
+ * fields are not converted and not copied: the new message shares their values with
+ * `message`, so neither may be changed in place afterwards (the PATCH route writes the new one
+ * and drops the old). A whole-message round trip and deep copy cost some 50 µs on a job of six
+ * services, against a few µs for a one-field patch (`npm run bench:steps`).
  */
 export function mergePatchMessage<Desc extends DescMessage>(schema: Desc, message: MessageShape<Desc>, patch: Readonly<Record<string, unknown>>): MessageShape<Desc> {
-  const merged = reflect(schema, messageFromJson(schema, applyMergePatch(messageToJson(schema, message), patch)), false);
-  const next = clone(schema, message);
-  const target = reflect(schema, next, false);
   const fields = fieldsByJsonName(schema);
+  const named = new Set<DescField>();
+  for (const key of Object.keys(patch)) {
+    const field = fields.get(key);
+    if (field !== undefined) for (const member of field.oneof?.fields ?? [field]) named.add(member);
+  }
+  const source = reflect(schema, message, false);
+  const before = reflect(schema, create(schema), false);
+  for (const field of named) if (source.isSet(field)) before.set(field, source.get(field));
+  // Keys that are no field stay in the merged JSON, where the mirror refuses them.
+  const json = messageToJson(schema, before.message as MessageShape<Desc>);
+  // Only the named fields' JSON: the others' zero values need not be read back.
+  const base: Record<string, unknown> = {};
+  for (const field of named) if (Object.hasOwn(json, field.jsonName)) base[field.jsonName] = json[field.jsonName];
+  const merged = reflect(schema, messageFromJson(schema, applyMergePatch(base, patch)), false);
+  const next = shallowCopy(schema, message);
+  const target = reflect(schema, next, false);
   for (const key of Object.keys(patch)) {
     const field = fields.get(key);
     if (field !== undefined) copyField(merged, target, field);
   }
   return next;
+}
+
+/** A new message with the same field values as `message` (shared, not copied), unknown fields included. */
+function shallowCopy<Desc extends DescMessage>(schema: Desc, message: MessageShape<Desc>): MessageShape<Desc> {
+  const from = reflect(schema, message, false);
+  const copy = reflect(schema, create(schema), false);
+  for (const field of schema.fields) if (from.isSet(field)) copy.set(field, from.get(field));
+  const unknown = from.getUnknown();
+  if (unknown !== undefined) copy.setUnknown([...unknown]);
+  return copy.message as MessageShape<Desc>;
 }
 
 /** Gives `to` the value of `field` in `from`: set to it, or cleared when it is unset there. */

@@ -107,6 +107,16 @@ describe("mergePatchMessage", () => {
     expect(mergePatchMessage(JobFilterSchema, byTag, { tagFilter: null }).jobFilter.case).toBeUndefined();
   });
 
+  it("refuses a second member of a oneof that the patch sets without removing the first, as the merged JSON would", () => {
+    const byId = messageFromJson(JobFilterSchema, { idFilter: { eq: "a" } });
+    expect(() => mergePatchMessage(JobFilterSchema, byId, { tagFilter: { tagName: "t", exists: true } })).toThrow(MirrorError);
+    expect(() => messageFromJson(JobFilterSchema, applyMergePatch(messageToJson(JobFilterSchema, byId), { tagFilter: { tagName: "t", exists: true } }))).toThrow(MirrorError);
+  });
+
+  it("refuses a property that is no field of the message, naming it", () => {
+    expect(() => mergePatchMessage(JobSchema, jobFromNewerManager(), { colour: "red" })).toThrow(/colour/);
+  });
+
   it("throws a MirrorError when the patched JSON is not a valid message", () => {
     expect(() => mergePatchMessage(JobSchema, jobFromNewerManager(), { description: 7 })).toThrow(MirrorError);
   });
