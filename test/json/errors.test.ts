@@ -71,6 +71,8 @@ describe("errors are collected, not stopped at the first", () => {
 
   it("says what it got", () => {
     expect(issueOf(() => jobFromJson(jobBody({ volumes: [null] })))).toEqual({ pointer: "/volumes/0", message: "must not be null" });
+    // A caller's object (not JSON.parse's) may hold undefined: a list has no absent elements either.
+    expect(issueOf(() => jobFromJson(jobBody({ volumes: [undefined] })))).toEqual({ pointer: "/volumes/0", message: "must not be null" });
     expect(issueOf(() => jobFromJson(jobBody({ tags: { a: null } })))).toEqual({ pointer: "/tags/a", message: "must not be null" });
     expect(issueOf(() => jobFromJson(jobBody({ services: {} }))).message).toBe("must be an array, not an object");
   });

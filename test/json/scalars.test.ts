@@ -178,4 +178,14 @@ describe("each scalar codec's refusal, word for word", () => {
   it("reads base64 bytes", () => {
     expect(scalarCodec(ScalarType.BYTES, false).in("aGk=", "/v", new Issues())).toEqual(new Uint8Array([0x68, 0x69]));
   });
+
+  it("reads base64 of any length, padded or not, standard or URL-safe", () => {
+    const read = (text: string): unknown => scalarCodec(ScalarType.BYTES, false).in(text, "/v", new Issues());
+    expect(read("AAECAw==")).toEqual(new Uint8Array([0, 1, 2, 3]));
+    expect(read("AAECAw")).toEqual(new Uint8Array([0, 1, 2, 3]));
+    expect(read("+/8A")).toEqual(new Uint8Array([0xfb, 0xff, 0x00]));
+    expect(read("-_8A")).toEqual(new Uint8Array([0xfb, 0xff, 0x00]));
+    expect(read("")).toEqual(new Uint8Array([]));
+    expect(read("AAECA")).toBe(INVALID);
+  });
 });
