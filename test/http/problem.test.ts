@@ -3,6 +3,7 @@ import { Metadata, status as Code } from "@grpc/grpc-js";
 import { GrpcError } from "../../src/grpc/errors.js";
 import { MirrorError } from "../../src/json/errors.js";
 import {
+  PROBLEM_CONTENT_TYPE,
   ProblemError,
   aborted,
   alreadyExists,
@@ -91,6 +92,33 @@ describe("toProblem", () => {
     });
     const unknown = Object.assign(new Error("'/v1/<script>' is odd"), { statusCode: 400, code: "FST_ERR_SOMETHING_NEW" });
     expect(toProblem(unknown, request)).toMatchObject({ status: 400, detail: "the request cannot be served" });
+  });
+});
+
+describe("toProblem, for fastify's own errors", () => {
+  const fastifyError = (statusCode: number, code: string): Error => Object.assign(new Error(`${code}: /v1/<script>`), { statusCode, code });
+
+  it.each([
+    [413, "FST_ERR_CTP_BODY_TOO_LARGE", "the request body is too large", undefined],
+    [400, "FST_ERR_CTP_INVALID_CONTENT_LENGTH", "the request body's length does not match its Content-Length", [{ header: "content-length", message: "does not match the body's length" }]],
+    [400, "FST_ERR_BAD_URL", "the URL's path is not valid percent-encoded UTF-8", undefined],
+    [414, "FST_ERR_MAX_PARAM_LENGTH", "a segment of the URL's path is too long", undefined],
+    [404, "FST_ERR_NOT_FOUND", "no route matches the method and path", undefined],
+  ])("answers %i %s in the gateway's own words, word for word", (status, code, detail, errors) => {
+    const problem = toProblem(fastifyError(status, code), request);
+    expect(problem.status).toBe(status);
+    expect(problem.detail).toBe(detail);
+    expect(problem.errors).toEqual(errors);
+  });
+
+  it.each([500, 503, 302])("answers a fastify error of status %i, which is no client error, as the gateway's bare 500", (status) => {
+    expect(toProblem(fastifyError(status, "FST_ERR_SOMETHING"), request)).toEqual(GATEWAY_500);
+  });
+});
+
+describe("PROBLEM_CONTENT_TYPE", () => {
+  it("is RFC 9457's media type of a problem", () => {
+    expect(PROBLEM_CONTENT_TYPE).toBe("application/problem+json");
   });
 });
 

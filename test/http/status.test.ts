@@ -157,7 +157,11 @@ describe("what the table says of each status", () => {
   it("locates the example 400's fault, and has no example of a 429 but for the default response", () => {
     expect(problemSample(400)?.errors).toEqual([{ header: "grpc-timeout", message: "is not a valid gRPC timeout" }]);
     expect(problemSample(429)).toBeUndefined();
-    expect(OTHER_FAILURE_SAMPLE).toEqual({ status: 429, code: "RESOURCE_EXHAUSTED", detail: "too many requests" });
+    expect(OTHER_FAILURE_SAMPLE).toStrictEqual({ status: 429, code: "RESOURCE_EXHAUSTED", detail: "too many requests" });
+  });
+
+  it("leaves out a sample's code and errors when it has none, rather than setting them to undefined", () => {
+    expect(problemSample(413)).toStrictEqual({ status: 413, detail: "Request body is too large" });
   });
 
   it.each([
