@@ -47,15 +47,14 @@ export function validationItems(errors: readonly ErrorObject[], part: RequestPar
   return items;
 }
 
-/** Inside an anyOf, the branch errors are noise: keep only the anyOf's own error. */
+/**
+ * Inside an anyOf, the branch errors at the anyOf's own place are noise (a nested anyOf's own
+ * error included, as the outer one names its constants too): keep only the outermost anyOf's
+ * error there. Errors deeper in the value say what is wrong inside it and stay.
+ */
 function relevant(errors: readonly ErrorObject[]): ErrorObject[] {
   const anyOfs = errors.filter((e) => e.keyword === "anyOf" || e.keyword === "oneOf");
-  return errors.filter(
-    (e) =>
-      e.keyword === "anyOf" ||
-      e.keyword === "oneOf" ||
-      !anyOfs.some((a) => e.instancePath === a.instancePath && e.schemaPath.startsWith(`${a.schemaPath}/`)),
-  );
+  return errors.filter((e) => !anyOfs.some((a) => e.instancePath === a.instancePath && e.schemaPath.startsWith(`${a.schemaPath}/`)));
 }
 
 function explain(error: ErrorObject): { path: string; message: string } {

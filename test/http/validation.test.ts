@@ -104,6 +104,24 @@ describe("validationItems", () => {
     ]);
   });
 
+  it("answers a nested anyOf with the outer anyOf's error alone, which names the inner one's constants too", () => {
+    const schema = Type.Object({ order: Type.Union([Type.Literal("asc"), Type.Union([Type.Literal("none"), Type.Literal("off")])]) });
+    expect(itemsOf(schema, "body", { order: "up" })).toEqual([{ pointer: "/order", message: 'must be one of "asc", "none", "off"' }]);
+  });
+
+  it("keeps a branch's errors deeper than the anyOf: they say what is wrong inside the value the anyOf is about", () => {
+    const schema = Type.Object({ parameters: Type.Union([Type.Object({ port: Type.Integer() }), Type.Null()]) });
+    expect(itemsOf(schema, "body", { parameters: { port: "80" } })).toEqual([
+      { pointer: "/parameters/port", message: "must be integer" },
+      { pointer: "/parameters", message: "must be an object or null" },
+    ]);
+  });
+
+  it("keeps the errors under any keyword but anyOf and oneOf, even at the same place as the keyword's own", () => {
+    const schema = Type.Unsafe({ type: "object", propertyNames: { maxLength: 2 } });
+    expect(itemsOf(schema, "body", { long: 1 }).map((item) => item.message)).toEqual(["must NOT have more than 2 characters", "property name must be valid"]);
+  });
+
   it("answers a oneOf (no schema of the gateway has one) with its own error alone, like an anyOf", () => {
     const schema = Type.Object({ value: Type.Unsafe({ oneOf: [{ type: "string" }, { type: "string", maxLength: 1 }] }) });
     expect(itemsOf(schema, "body", { value: "a" })).toEqual([{ pointer: "/value", message: "does not match any allowed form" }]);
