@@ -53,17 +53,16 @@ export function mergePatchMessage<Desc extends DescMessage>(schema: Desc, messag
     const field = fields.get(key);
     if (field !== undefined) for (const member of field.oneof?.fields ?? [field]) named.add(member);
   }
-  const source = reflect(schema, message, false);
-  const before = reflect(schema, create(schema), false);
-  for (const field of named) if (source.isSet(field)) before.set(field, source.get(field));
+  const before = view(schema, create(schema));
+  copyFields(view(schema, message), before, named);
   // Keys that are no field stay in the merged JSON, where the mirror refuses them.
   const json = messageToJson(schema, before.message as MessageShape<Desc>);
   // Only the named fields' JSON: the others' zero values need not be read back.
   const base: Record<string, unknown> = {};
   for (const field of named) if (Object.hasOwn(json, field.jsonName)) base[field.jsonName] = json[field.jsonName];
-  const merged = reflect(schema, messageFromJson(schema, applyMergePatch(base, patch)), false);
+  const merged = view(schema, messageFromJson(schema, applyMergePatch(base, patch)));
   const next = shallowCopy(schema, message);
-  const target = reflect(schema, next, false);
+  const target = view(schema, next);
   for (const key of Object.keys(patch)) {
     const field = fields.get(key);
     if (field !== undefined) copyField(merged, target, field);
@@ -71,11 +70,24 @@ export function mergePatchMessage<Desc extends DescMessage>(schema: Desc, messag
   return next;
 }
 
+/**
+ * A message seen through protobuf-es' reflection, without its checks of the values set: every
+ * value set through these views is read from another message of the same type.
+ */
+function view<Desc extends DescMessage>(schema: Desc, message: MessageShape<Desc>): ReflectMessage {
+  return reflect(schema, message, false);
+}
+
+/** Sets on `to` each of `fields` that is set on `from`, to the same value. */
+function copyFields(from: ReflectMessage, to: ReflectMessage, fields: Iterable<DescField>): void {
+  for (const field of fields) if (from.isSet(field)) to.set(field, from.get(field));
+}
+
 /** A new message with the same field values as `message` (shared, not copied), unknown fields included. */
 function shallowCopy<Desc extends DescMessage>(schema: Desc, message: MessageShape<Desc>): MessageShape<Desc> {
-  const from = reflect(schema, message, false);
-  const copy = reflect(schema, create(schema), false);
-  for (const field of schema.fields) if (from.isSet(field)) copy.set(field, from.get(field));
+  const from = view(schema, message);
+  const copy = view(schema, create(schema));
+  copyFields(from, copy, schema.fields);
   const unknown = from.getUnknown();
   if (unknown !== undefined) copy.setUnknown([...unknown]);
   return copy.message as MessageShape<Desc>;

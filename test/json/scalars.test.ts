@@ -186,6 +186,14 @@ describe("each scalar codec's refusal, word for word", () => {
     expect(read("+/8A")).toEqual(new Uint8Array([0xfb, 0xff, 0x00]));
     expect(read("-_8A")).toEqual(new Uint8Array([0xfb, 0xff, 0x00]));
     expect(read("")).toEqual(new Uint8Array([]));
+    expect(read("AAECAwQ")).toEqual(new Uint8Array([0, 1, 2, 3, 4]));
     expect(read("AAECA")).toBe(INVALID);
+  });
+
+  it("reads and writes a 64-bit integer as its decimal string for a field with jstype JS_STRING", () => {
+    const codec = scalarCodec(ScalarType.INT64, true);
+    expect(codec.in("-9223372036854775808", "/v", new Issues())).toBe("-9223372036854775808");
+    expect(codec.out("9223372036854775807")).toBe("9223372036854775807");
+    expect(scalarCodec(ScalarType.INT64, false).in("-9223372036854775808", "/v", new Issues())).toBe(-9223372036854775808n);
   });
 });
