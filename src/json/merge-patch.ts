@@ -55,11 +55,11 @@ export function mergePatchMessage<Desc extends DescMessage>(schema: Desc, messag
   }
   const before = view(schema, create(schema));
   copyFields(view(schema, message), before, named);
+  // The patch's keys that are no field are merged too, and the mirror refuses them.
   const json = messageToJson(schema, before.message as MessageShape<Desc>);
   // Only the named fields' JSON: the others' zero values need not be read back.
   const base: Record<string, unknown> = {};
   for (const field of named) if (Object.hasOwn(json, field.jsonName)) base[field.jsonName] = json[field.jsonName];
-  // Keys that are no field stay in the merged JSON, where the mirror refuses them.
   const merged = view(schema, messageFromJson(schema, applyMergePatch(base, patch)));
   const next = shallowCopy(schema, message);
   const target = view(schema, next);
