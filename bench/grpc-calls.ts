@@ -10,7 +10,7 @@ import { execFileSync } from "node:child_process";
 import type { ChannelOptions, Interceptor } from "@grpc/grpc-js";
 import { Manager } from "../src/gen/norsk/api/manager_pb.js";
 import { createChannel, createClient } from "../src/grpc/client.js";
-import { connectManager } from "../src/grpc/manager-connection.js";
+import { CHANNEL_OPTIONS, connectManager } from "../src/grpc/manager-connection.js";
 import type { ManagerConnection } from "../src/grpc/manager-connection.js";
 import type { Client } from "../src/grpc/types.js";
 import { jobFromJson } from "../src/json/index.js";
@@ -58,7 +58,7 @@ async function main(): Promise<void> {
   ];
   // The gateway's channel with one grpc-js option more: what that option saves per call.
   const withOption = (name: string, options: ChannelOptions): Variant => {
-    const channel = createChannel(manager.address, { options: { "grpc.use_local_subchannel_pool": 1, ...options }, interceptors: [metricsInterceptor] });
+    const channel = createChannel(manager.address, { options: { ...CHANNEL_OPTIONS, ...options }, interceptors: [metricsInterceptor] });
     return { name, manager: createClient(Manager, channel, { defaultTimeoutMs: 10_000 }), close: () => { channel.close(); }, metadata: true };
   };
   variants.push(

@@ -5,30 +5,12 @@
 import Fastify from "fastify";
 import type { FastifyRequest } from "fastify";
 import { parseJsonBody } from "../src/json/body.js";
+import { JOB_BYTES, bestMicroseconds as bestOf } from "./micro.js";
 
 const BATCHES = Number(process.env.BENCH_BATCHES ?? 100);
 const PER_BATCH = 10_000;
 
-const service = (i: number): Record<string, unknown> => ({
-  name: `service-${i}`,
-  docker: { containerUrl: "docker.io/norskvideo/norsk:latest" },
-  restart: "on_failure",
-  dependsOn: ["norsk"],
-  configuration: '{"profile": "hd"}',
-  restartCount: 3,
-  restartPeriod: 60,
-  command: "run --fast",
-  parameters: { cpuSet: [0, 1, 2, 3], portMappings: [{ containerPort: 8080, ephemeral: {} }] },
-});
-const job = {
-  jobId: "encoder-1",
-  description: "Christmas Eve stream",
-  tags: { env: "prod", tier: "gold", region: "eu-west-1" },
-  startDateTime: "2026-12-24T18:00:00.123456789Z",
-  services: [0, 1, 2, 3, 4, 5].map(service),
-  norskMediaVersion: "recommended",
-};
-const bytes = Buffer.from(JSON.stringify(job));
+const bytes = JOB_BYTES;
 
 const fastifyParser = Fastify().getDefaultJsonParser("error", "error");
 // fastify's parser reports through a callback and never looks at the request.
@@ -43,15 +25,7 @@ const viaFastify = (): unknown => {
   return parsed;
 };
 
-function bestMicroseconds(run: () => unknown): number {
-  let best = Infinity;
-  for (let batch = 0; batch < BATCHES; batch++) {
-    const start = process.hrtime.bigint();
-    for (let i = 0; i < PER_BATCH; i++) run();
-    best = Math.min(best, Number(process.hrtime.bigint() - start) / PER_BATCH / 1_000);
-  }
-  return best;
-}
+const bestMicroseconds = (run: () => unknown): number => bestOf(run, BATCHES, PER_BATCH);
 
 const results = { fastify: Infinity, strict: Infinity };
 // Interleaved rounds, so that both see the same machine.

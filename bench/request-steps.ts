@@ -17,31 +17,13 @@ import { searchOfUrl } from "../src/operations/job-search.js";
 import { gatewayFormats } from "../schemas/formats.js";
 import { JobInputJson, JobJson } from "../schemas/job.js";
 import { JobSearchQuery } from "../schemas/search.js";
+import { JOB_BYTES, bestMicroseconds as bestOf } from "./micro.js";
 
 const BATCHES = Number(process.env.BENCH_BATCHES ?? 40);
 const PER_BATCH = 2_000;
 const ROUNDS = 3;
 
-const service = (i: number): Record<string, unknown> => ({
-  name: `service-${i}`,
-  docker: { containerUrl: "docker.io/norskvideo/norsk:latest" },
-  restart: "on_failure",
-  dependsOn: ["norsk"],
-  configuration: '{"profile": "hd"}',
-  restartCount: 3,
-  restartPeriod: 60,
-  command: "run --fast",
-  parameters: { cpuSet: [0, 1, 2, 3], portMappings: [{ containerPort: 8080, ephemeral: {} }] },
-});
-const body = {
-  jobId: "encoder-1",
-  description: "Christmas Eve stream",
-  tags: { env: "prod", tier: "gold", region: "eu-west-1" },
-  startDateTime: "2026-12-24T18:00:00.123456789Z",
-  services: [0, 1, 2, 3, 4, 5].map(service),
-  norskMediaVersion: "recommended",
-};
-const bytes = Buffer.from(JSON.stringify(body));
+const bytes = JOB_BYTES;
 
 // The route's own validator for a PUT body, and the same schema with the formats made free.
 const validate = validatorCompiler({ schema: JobInputJson, method: "PUT", url: "/v1/jobs/:jobId", httpPart: "body" }) as (value: unknown) => boolean;
@@ -76,15 +58,7 @@ const steps: Record<string, () => unknown> = {
   "search: query string to JobSearchRequest (searchOfUrl)": () => searchOfUrl(searchUrl),
 };
 
-function bestMicroseconds(run: () => unknown): number {
-  let best = Infinity;
-  for (let batch = 0; batch < BATCHES; batch++) {
-    const start = process.hrtime.bigint();
-    for (let i = 0; i < PER_BATCH; i++) run();
-    best = Math.min(best, Number(process.hrtime.bigint() - start) / PER_BATCH / 1_000);
-  }
-  return best;
-}
+const bestMicroseconds = (run: () => unknown): number => bestOf(run, BATCHES, PER_BATCH);
 
 if (!validate(parsed) || !validateNoFormats(parsed) || !validateQuery(query)) throw new Error("the benchmark's body must be valid");
 const best = new Map<string, number>();
