@@ -18,12 +18,24 @@ export const LocationHeader = Type.String({
 });
 
 // Request headers. No pattern: the route parses these itself and answers 400 naming the header (or 412 for a weak If-Match).
-export const IfMatchHeaders = Type.Object({
-  "if-match": Type.Optional(
+const IfMatchHeader = Type.Optional(
+  Type.String({
+    description:
+      'Only change the job if its ETag is this one (412 otherwise), or `*` for any existing job. One strong entity tag; a weak tag never matches. A job whose ETag is "0" has no version the Manager can test: any entity tag is then a 412, and the write is made without If-Match.',
+    examples: ["*"],
+  }),
+);
+
+export const IfMatchHeaders = Type.Object({ "if-match": IfMatchHeader });
+
+/** PUT's: If-Match, and If-None-Match: * to create the job only if it does not exist. */
+export const ReplaceHeaders = Type.Object({
+  "if-match": IfMatchHeader,
+  "if-none-match": Type.Optional(
     Type.String({
+      // No example: Swagger UI would send it, and "Try it out" would then create only.
       description:
-        "Only change the job if its ETag is this one (412 otherwise), or `*` for any existing job. One strong entity tag; a weak tag never matches.",
-      examples: ["*"],
+        "`*` alone: create the job only if it does not exist (201 with Location and ETag; 412 when it exists, even identical). Not with If-Match or a non-zero currentHash (400); any other value is a 400.",
     }),
   ),
 });

@@ -1,5 +1,7 @@
-// Entity tags and conditional requests for jobs (docs/ARCHITECTURE.md §5, RFC 9110 §13). A job's ETag is its
-// currentHash, quoted: "-9223372036854775808". Only strong tags name a hash.
+// Entity tags and conditional requests for jobs (docs/ARCHITECTURE.md, Versions and preconditions;
+// RFC 9110, Conditional Requests). A job's ETag is its currentHash, quoted: "-9223372036854775808".
+// Only strong tags name a hash. This file reads the headers; what a write does with them is in
+// src/operations/ (job-access.ts and the job-* files).
 import { STRONG_ENTITY_TAG } from "../lexical/entity-tag.js";
 import { invalidArgument } from "./problem.js";
 
@@ -44,6 +46,34 @@ function hashOfTag(tag: string): bigint | undefined {
   if (match?.[1] === undefined) return undefined;
   const hash = BigInt(match[1]);
   return hash < INT64_MIN || hash > INT64_MAX ? undefined : hash;
+}
+
+/** How a PUT that creates only is asked for, and the only If-None-Match a write takes. */
+const CREATE_ONLY = "*";
+
+/**
+ * If-None-Match on PUT: true for `*`, "only if the job does not exist" (RFC 9110, If-None-Match),
+ * false when absent. Any other value would ask "unless the job's ETag is one of these", which
+ * the Manager cannot test with the write (UpdateJob tests equality only): a 400, not ignored.
+ */
+export function isCreateOnly(value: string | undefined): boolean {
+  if (value === undefined) return false;
+  if (value.trim() === CREATE_ONLY) return true;
+  throw invalidArgument("If-None-Match on PUT must be * (create the job only if it does not exist)", {
+    errors: [{ header: "if-none-match", message: "must be *" }],
+  });
+}
+
+/**
+ * A write other than PUT (PATCH, DELETE, complete) takes no If-None-Match: `*` there could only
+ * fail or race with a create, and a list of tags cannot be tested with the write. A 400 when
+ * present, rather than the write made as if it were not.
+ */
+export function refuseIfNoneMatch(value: string | undefined): void {
+  if (value === undefined) return;
+  throw invalidArgument("If-None-Match is not taken by this write; only PUT takes it, as * (create only)", {
+    errors: [{ header: "if-none-match", message: "is not taken by this operation" }],
+  });
 }
 
 /**

@@ -90,7 +90,7 @@ export const FAILURES = {
   PRECONDITION_FAILED: {
     status: 412,
     code: "ABORTED",
-    describes: () => "If-Match (or a non-zero currentHash in the body) does not match the job's current ETag; nothing was written",
+    describes: () => 'If-Match (or a non-zero currentHash in the body) does not match the job\'s current ETag, or is "0", a version the Manager cannot test; nothing was written',
     example: { detail: "the job's ETag differs from If-Match" },
   },
   /** Not a gRPC NOT_FOUND: no route has this method and path, so there is no code to report. */

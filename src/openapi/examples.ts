@@ -89,7 +89,8 @@ export const EXAMPLES: Readonly<Record<string, OperationExamples>> = {
   // NDJSON is documented as the same list in another encoding (schemas/search.ts), so its example is the list.
   jobSearch: { responses: { 200: { jobs: [CREATED] } }, byMediaType: { "application/x-ndjson": { 200: { jobs: [CREATED] } } } },
   patchJob: { request: PATCH, responses: { 200: PATCHED } },
-  updateJob: { request: REPLACE, responses: { 200: REPLACED } },
+  // 201: the same body put with If-None-Match: * where no job is; the hash depends only on the content.
+  updateJob: { request: REPLACE, responses: { 200: REPLACED, 201: REPLACED } },
   startJob: { request: { role: "primary", nodeId: "node-1" }, responses: { 201: INSTANCE } },
   listJobInstances: { responses: { 200: { instances: [INSTANCE] } } },
   stopJob: {},

@@ -1,5 +1,11 @@
 // The gRPC calls behind the job routes, in the Manager's terms: find one job, and write one
-// with the preconditions of docs/ARCHITECTURE.md §5 turned into the Manager's test-and-set.
+// with the preconditions of docs/ARCHITECTURE.md (Versions and preconditions) turned into the
+// Manager's test-and-set.
+//
+// UpdateJob's current_hash 0 means "no test": an If-Match entity tag is therefore never sent as
+// 0. If-Match "0" fails like any other tag on a job whose hash differs, and on a job whose hash
+// is 0 (a Manager that gives it no version) it fails too, with a detail saying so: the write the
+// client asked for (only if unchanged) cannot be made, and a blind one is not what it asked.
 import type { CurrentJob, Job, Manager } from "../gen/norsk/api/manager_pb.js";
 import { readWithRetry } from "../grpc/dropped.js";
 import { Code, GrpcError } from "../grpc/errors.js";
@@ -74,6 +80,45 @@ export function jobNotFound(jobId: string): ProblemError {
   return notFound(noSuchJob(jobId));
 }
 
+/** The detail of a 412 for an If-Match entity tag on a job whose hash is 0. */
+export const NO_VERSION =
+  'the Manager gives this job no version to test (its ETag is "0"), so If-Match cannot be checked; make the write without If-Match';
+
+/** The detail of a 412 for an If-Match entity tag that is not the job's ETag. */
+export const STALE_TAG = "the job's ETag differs from If-Match";
+
+/**
+ * Checks If-Match against `current`, the hash of the job as just read: a 412 when an entity
+ * tag differs from it, or when it is 0 (NO_VERSION: nothing to test the write against).
+ */
+export function checkIfMatch(ifMatch: IfMatch, current: bigint): void {
+  if (ifMatch.kind !== "hash") return;
+  if (ifMatch.hash !== current) throw preconditionFailed(STALE_TAG);
+  if (current === 0n) throw preconditionFailed(NO_VERSION);
+}
+
+/**
+ * PUT: UpdateJob of `job` (which the caller owns) as If-Match and the body's currentHash ask.
+ * If-Match "0" is never sent (it would be a blind write): the job is read to say why it fails.
+ * A body currentHash of 0 stays "no precondition", as on the wire.
+ */
+export async function replaceJob(client: ManagerClient, job: Job, ifMatch: IfMatch, options: CallOptions): Promise<bigint> {
+  const expected = expectedHash(ifMatch, job.currentHash);
+  if (ifMatch.kind === "hash" && expected === 0n) throw await zeroTagFailure(client, job.jobId?.jobId ?? "", options);
+  const clientAsked = ifMatch.kind !== "none" || job.currentHash !== 0n;
+  return writeJob(client, job, expected, clientAsked, options);
+}
+
+/** The detail of a 412 for a conditional write of a job that does not exist. */
+export const JOB_ABSENT = "the job does not exist";
+
+/** Why If-Match "0" fails for `jobId`, read from the Manager: absent, another hash, or hash 0. */
+async function zeroTagFailure(client: ManagerClient, jobId: string, options: CallOptions): Promise<ProblemError> {
+  const current = await findJob(client, jobId, options);
+  if (current?.job === undefined) return preconditionFailed(JOB_ABSENT);
+  return preconditionFailed(current.job.currentHash === 0n ? NO_VERSION : STALE_TAG);
+}
+
 /**
  * The hash a write must be conditional on: If-Match's, or the body's non-zero currentHash; both
  * present and different is a contradiction (400). Zero means unconditional, as on the wire.
@@ -115,7 +160,7 @@ export async function writeJob(
   } catch (error) {
     if (error instanceof GrpcError && clientAsked) {
       if (error.code === Code.ABORTED) throw preconditionFailed("the job has changed since the entity tag was read");
-      if (error.code === Code.NOT_FOUND) throw preconditionFailed("the job does not exist");
+      if (error.code === Code.NOT_FOUND) throw preconditionFailed(JOB_ABSENT);
     }
     throw error;
   }

@@ -20,7 +20,7 @@ import { Code, GrpcError } from "../grpc/errors.js";
 import type { CallOptions } from "../grpc/types.js";
 import { aborted, invalidArgument, preconditionFailed } from "../http/problem.js";
 import type { ProblemError } from "../http/problem.js";
-import { findJob, jobNotFound, writeJob } from "./job-access.js";
+import { JOB_ABSENT, checkIfMatch, findJob, jobNotFound, writeJob } from "./job-access.js";
 import type { ManagerClient } from "./job-access.js";
 import type { IfMatch } from "../http/preconditions.js";
 import { childPointer } from "../json/errors.js";
@@ -44,7 +44,7 @@ export function isBeingDeleted(job: Job): boolean {
 /**
  * Deletes `jobId` as If-Match asks: without it, DeleteJob (404 when absent); with `*`, DeleteJob
  * too, which is atomic at the Manager (412 when absent); with an entity tag, fence then delete
- * (412 when the job is absent or its ETag differs, and then nothing is written).
+ * (412 when the job is absent, its ETag differs or is "0", and then nothing is written).
  */
 export async function deleteAsAsked(client: ManagerClient, jobId: string, ifMatch: IfMatch, requestId: string, options: CallOptions): Promise<void> {
   if (ifMatch.kind === "hash") await fence(client, jobId, ifMatch.hash, requestId, options);
@@ -54,7 +54,7 @@ export async function deleteAsAsked(client: ManagerClient, jobId: string, ifMatc
     if (!(error instanceof GrpcError) || error.code !== Code.NOT_FOUND) throw error;
     if (ifMatch.kind === "none") throw jobNotFound(jobId);
     // After a fence, only a writer that ignores it (an unconditional DELETE) can have come first.
-    throw preconditionFailed(ifMatch.kind === "hash" ? "the job was deleted by another request after its ETag was checked" : "the job does not exist");
+    throw preconditionFailed(ifMatch.kind === "hash" ? "the job was deleted by another request after its ETag was checked" : JOB_ABSENT);
   }
 }
 
@@ -65,8 +65,9 @@ export async function deleteAsAsked(client: ManagerClient, jobId: string, ifMatc
  */
 async function fence(client: ManagerClient, jobId: string, hash: bigint, requestId: string, options: CallOptions): Promise<void> {
   const current = await findJob(client, jobId, options);
-  if (current?.job === undefined) throw preconditionFailed("the job does not exist");
-  if (current.job.currentHash !== hash) throw preconditionFailed("the job's ETag differs from If-Match");
+  if (current?.job === undefined) throw preconditionFailed(JOB_ABSENT);
+  // Also refuses hash 0, which the fence's test-and-set cannot test (job-access.ts).
+  checkIfMatch({ kind: "hash", hash }, current.job.currentHash);
   const fenced = clone(JobSchema, current.job);
   fenced.tags[DELETING_TAG] = `${requestId} ${randomUUID()}`;
   await writeJob(client, fenced, hash, true, options);

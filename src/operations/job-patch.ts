@@ -8,7 +8,7 @@ import { Code, GrpcError } from "../grpc/errors.js";
 import type { CallOptions } from "../grpc/types.js";
 import { mergePatchMessage } from "../json/index.js";
 import { aborted, invalidArgument, preconditionFailed } from "../http/problem.js";
-import { requireJob, writeJob } from "./job-access.js";
+import { JOB_ABSENT, checkIfMatch, findJob, jobNotFound, writeJob } from "./job-access.js";
 import type { ManagerClient } from "./job-access.js";
 import { beingDeleted, isBeingDeleted, refuseDeletingTag } from "./job-delete.js";
 import type { IfMatch } from "../http/preconditions.js";
@@ -42,6 +42,9 @@ export async function patchWithRetries(
 /**
  * One read-merge-write of a PATCH: the write is a test-and-set on the hash just read (If-Match,
  * when given, was checked against that same hash). LOST_RACE when another writer came between.
+ * A job that does not exist is a 404, or with If-Match a 412, as for every conditional write.
+ * A job whose hash is 0 has nothing to test: without If-Match it is written as merged, blind
+ * to a writer elsewhere that came between (docs/ARCHITECTURE.md, Versions and preconditions).
  */
 async function patchOnce(
   client: ManagerClient,
@@ -50,8 +53,9 @@ async function patchOnce(
   ifMatch: IfMatch,
   options: CallOptions,
 ): Promise<Job | typeof LOST_RACE> {
-  const { job: read } = await requireJob(client, jobId, options);
-  if (ifMatch.kind === "hash" && ifMatch.hash !== read.currentHash) throw preconditionFailed("the job's ETag differs from If-Match");
+  const read = (await findJob(client, jobId, options))?.job;
+  if (read === undefined) throw ifMatch.kind === "none" ? jobNotFound(jobId) : preconditionFailed(JOB_ABSENT);
+  checkIfMatch(ifMatch, read.currentHash);
   // Written now, the patch could land between a DELETE's fence and its DeleteJob, and be lost.
   if (isBeingDeleted(read)) throw beingDeleted();
   // Fields the patch does not name, unknown fields of a newer Manager included, stay as read.
@@ -60,7 +64,10 @@ async function patchOnce(
     next.currentHash = await writeJob(client, next, read.currentHash, false, options);
     return next;
   } catch (error) {
-    if (error instanceof GrpcError && error.code === Code.ABORTED) return LOST_RACE;
+    if (!(error instanceof GrpcError)) throw error;
+    if (error.code === Code.ABORTED) return LOST_RACE;
+    // Deleted since the read: as absent at the read.
+    if (error.code === Code.NOT_FOUND) throw ifMatch.kind === "none" ? jobNotFound(jobId) : preconditionFailed(JOB_ABSENT);
     throw error;
   }
 }

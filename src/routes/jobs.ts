@@ -1,22 +1,25 @@
 // The job resource (docs/ARCHITECTURE.md §5): create, read, replace, merge-patch, delete, complete. Each
 // route makes one gRPC call, except PATCH (read, then test-and-set write, retried), a DELETE
-// with an entity tag (read, fence, delete: job-delete.ts) and a create that meets an existing
-// job (read, to tell a safe retry from a conflict: job-create.ts). The writes of one job
-// through this gateway run one at a time (src/operations/job-write-queue.ts).
+// with an entity tag (read, fence, delete: job-delete.ts), a complete with one (read, then
+// complete: job-complete.ts), a PUT with If-Match "0" (a read, to say why it fails:
+// job-access.ts) and a create that meets an existing job (read, to tell a safe retry from a
+// conflict: job-create.ts). PUT with If-None-Match: * is CreateJob (create only). The writes of
+// one job through this gateway run one at a time (src/operations/job-write-queue.ts).
 import type { FastifyPluginCallbackTypebox } from "@fastify/type-provider-typebox";
 import type { FastifyReply } from "fastify";
 import type { Job } from "../gen/norsk/api/manager_pb.js";
 import { jobFromJson, jobToJson } from "../json/index.js";
 import { JobJson, JobIdParams, JobInputJson, JobPatchJson } from "../../schemas/job.js";
-import { invalidArgument, notFoundAs, preconditionFailed } from "../http/problem.js";
+import { invalidArgument, preconditionFailed } from "../http/problem.js";
 import { CallingHandlers } from "../http/call-options.js";
-import { expectedHash, noSuchJob, requireJob, writeJob } from "../operations/job-access.js";
+import { replaceJob, requireJob } from "../operations/job-access.js";
 import type { ManagerClient, ManagerRouteOptions } from "../operations/job-access.js";
-import { DIFFERENT_JOB, createOrRecognise } from "../operations/job-create.js";
+import { DIFFERENT_JOB, JOB_EXISTS, createOnly, createOrRecognise } from "../operations/job-create.js";
+import { completeAsAsked } from "../operations/job-complete.js";
 import { DELETING_TAG, deleteAsAsked, refuseDeletingTag } from "../operations/job-delete.js";
 import { checkPatchable, patchWithRetries } from "../operations/job-patch.js";
 import { JobWriteQueue } from "../operations/job-write-queue.js";
-import { etagOf, noneMatch, parseIfMatch } from "../http/preconditions.js";
+import { etagOf, isCreateOnly, noneMatch, parseIfMatch, refuseIfNoneMatch } from "../http/preconditions.js";
 import type { IfMatch } from "../http/preconditions.js";
 import { emptyResponse, errorResponses, jsonResponse } from "../http/responses.js";
 import type { RouteHandler } from "../http/route-handler.js";
@@ -25,11 +28,12 @@ import { acceptOnly } from "../http/content-type.js";
 import fastJson from "fast-json-stringify";
 import { serializerOptions } from "../http/validation.js";
 import { JSON_UTF8, JsonTextCache } from "../http/json-text.js";
-import { ETagHeader, IfMatchHeaders, IfNoneMatchHeaders, LocationHeader } from "../../schemas/headers.js";
+import { ETagHeader, IfMatchHeaders, IfNoneMatchHeaders, LocationHeader, ReplaceHeaders } from "../../schemas/headers.js";
 
 const NO_SUCH_JOB = "no job has this id";
 const TOO_MANY_WAITING = "too many changes of this job are waiting in this gateway";
 const RESERVED = `The tag ${DELETING_TAG} is reserved to the gateway (${statusOf("INVALID_ARGUMENT")}).`;
+const NO_IF_NONE_MATCH = `If-None-Match is not taken (${statusOf("INVALID_ARGUMENT")}).`;
 
 const CREATE_JOB_SCHEMA = {
   operationId: "createJob",
@@ -67,17 +71,21 @@ const UPDATE_JOB_SCHEMA = {
   summary: "Replace a job",
   description:
     "UpdateJob: a full replacement; fields left out take their zero value. `If-Match`, or a non-zero `currentHash` in the body, " +
-    "makes it conditional (412 when stale, and nothing is written). GET then PUT of the same body changes nothing. " +
+    "makes it conditional (412 when stale, and nothing is written). `If-Match: \"0\"` is always a 412: the Manager takes hash 0 " +
+    "as \"no test\", so a job whose ETag is \"0\" is replaced without If-Match (a `currentHash` of \"0\" in the body means no " +
+    `precondition). A job that does not exist is a ${statusOf("NOT_FOUND")}, unless \`If-None-Match: *\` asks to create it: then ` +
+    "the PUT is CreateJob, 201 when the job did not exist and 412 when it does. GET then PUT of the same body changes nothing. " +
     RESERVED,
   params: JobIdParams,
-  headers: IfMatchHeaders,
+  headers: ReplaceHeaders,
   body: JobInputJson,
   response: {
     200: jsonResponse(JobJson, "OK: the job as replaced, with its new hash.", { ETag: ETagHeader }),
+    201: jsonResponse(JobJson, "Created (If-None-Match: *): the job as created, with the hash the Manager returned.", { ETag: ETagHeader, Location: LocationHeader }),
     ...errorResponses(
       "INVALID_ARGUMENT",
       { NOT_FOUND: NO_SUCH_JOB, ABORTED: "the job changed concurrently (ABORTED) and no precondition was asked for" },
-      "PRECONDITION_FAILED",
+      { PRECONDITION_FAILED: `If-Match (or a non-zero currentHash) does not match the job's ETag, or is "0"; or, with If-None-Match: *, ${JOB_EXISTS}; nothing was written` },
       "CONTENT_TOO_LARGE",
       "UNSUPPORTED_MEDIA_TYPE",
       { RESOURCE_EXHAUSTED: TOO_MANY_WAITING },
@@ -93,7 +101,8 @@ const PATCH_JOB_SCHEMA = {
     "JSON Merge Patch (RFC 7396): what the patch names changes, `null` removes it, all else is kept, fields this gateway " +
     "does not know included. Written by a test-and-set on the hash read, retried up to 3 times if another writer comes " +
     "between (with `If-Match`, a changed job is a 412 instead); PATCHes of one job through one gateway run one at a time. " +
-    `A job that a conditional DELETE is deleting (tagged ${DELETING_TAG}) is not patched: ${statusOf("ABORTED")}.`,
+    `A job that a conditional DELETE is deleting (tagged ${DELETING_TAG}) is not patched: ${statusOf("ABORTED")}. ` +
+    NO_IF_NONE_MATCH,
   consumes: ["application/merge-patch+json", "application/json"],
   params: JobIdParams,
   headers: IfMatchHeaders,
@@ -120,7 +129,8 @@ const DELETE_JOB_SCHEMA = {
     "also when there is no job), losing no change made with that ETag: DeleteJob takes no hash, so the gateway first tags " +
     `the job ${DELETING_TAG} by a test-and-set on the ETag, which fails every other write conditional on it (412), then ` +
     "deletes. If the delete then fails, the job keeps the tag, with a new ETag: read it and delete again. Not covered: a " +
-    "write without If-Match through another gateway replica between the two steps is deleted with the job.",
+    "write without If-Match through another gateway replica between the two steps is deleted with the job. " +
+    NO_IF_NONE_MATCH,
   params: JobIdParams,
   headers: IfMatchHeaders,
   response: {
@@ -133,11 +143,17 @@ const COMPLETE_JOB_SCHEMA = {
   operationId: "completeJob",
   tags: ["jobs"],
   summary: "Complete (stop) a job",
-  description: "CompleteJob: stops every running instance; the job's state becomes `post`, which is final. Completing a completed job changes nothing.",
+  description:
+    "CompleteJob: stops every running instance; the job's state becomes `post`, which is final. Completing a completed job changes nothing. " +
+    "With `If-Match: *`, only if the job exists; with an entity tag, only if the job's ETag is that one (else 412, also when there is " +
+    "no job): CompleteJob takes no hash, so the gateway reads the job first. Not covered: a write through another gateway replica " +
+    "between the read and the completion (it is kept, and the job is completed as that write left it). " +
+    NO_IF_NONE_MATCH,
   params: JobIdParams,
+  headers: IfMatchHeaders,
   response: {
     204: emptyResponse("No Content: the job is complete."),
-    ...errorResponses("INVALID_ARGUMENT", { NOT_FOUND: NO_SUCH_JOB, RESOURCE_EXHAUSTED: TOO_MANY_WAITING }),
+    ...errorResponses("INVALID_ARGUMENT", { NOT_FOUND: NO_SUCH_JOB }, "PRECONDITION_FAILED", { RESOURCE_EXHAUSTED: TOO_MANY_WAITING }),
   },
 };
 
@@ -159,6 +175,29 @@ export const jobsRoutes: FastifyPluginCallbackTypebox<ManagerRouteOptions> = (ap
 /** A weak entity tag never matches If-Match: the precondition fails before anything is read. */
 function refuseWeak(ifMatch: IfMatch): void {
   if (ifMatch.kind === "never") throw preconditionFailed("a weak entity tag never matches If-Match");
+}
+
+/**
+ * 400 for a create-only PUT that also asks for a version: If-Match, or a non-zero currentHash
+ * in the body, needs the job to exist where If-None-Match: * needs it not to.
+ */
+function refuseWithCreateOnly(ifMatch: IfMatch, bodyHash: bigint): void {
+  if (ifMatch.kind !== "none") {
+    throw invalidArgument("If-Match and If-None-Match: * contradict each other", {
+      errors: [
+        { header: "if-match", message: "asks for an existing job" },
+        { header: "if-none-match", message: "asks that the job not exist" },
+      ],
+    });
+  }
+  if (bodyHash !== 0n) {
+    throw invalidArgument("currentHash in the body contradicts If-None-Match: *", {
+      errors: [
+        { pointer: "/currentHash", message: "asks for an existing job; send 0 or leave it out to create" },
+        { header: "if-none-match", message: "asks that the job not exist" },
+      ],
+    });
+  }
 }
 
 function sendJob(reply: FastifyReply, job: Job, status = 200): FastifyReply {
@@ -205,11 +244,15 @@ class JobHandlers extends CallingHandlers<ManagerClient> {
     }
     refuseDeletingTag(job.tags);
     const ifMatch = parseIfMatch(request.headers["if-match"]);
-    refuseWeak(ifMatch);
-    const expected = expectedHash(ifMatch, job.currentHash);
-    const clientAsked = ifMatch.kind !== "none" || job.currentHash !== 0n;
     const options = this.callOptions(request, reply);
-    job.currentHash = await this.#writes.run(jobId, options, () => writeJob(this.client, job, expected, clientAsked, options));
+    if (isCreateOnly(request.headers["if-none-match"])) {
+      refuseWithCreateOnly(ifMatch, job.currentHash);
+      const created = await this.#writes.run(jobId, options, () => createOnly(this.client, job, options));
+      void reply.header("location", `/v1/jobs/${encodeURIComponent(jobId)}`);
+      return sendJob(reply, created, 201);
+    }
+    refuseWeak(ifMatch);
+    job.currentHash = await this.#writes.run(jobId, options, () => replaceJob(this.client, job, ifMatch, options));
     return sendJob(reply, job);
   };
 
@@ -217,6 +260,7 @@ class JobHandlers extends CallingHandlers<ManagerClient> {
     const patch = request.body as Record<string, unknown>;
     const { jobId } = request.params;
     checkPatchable(patch, jobId);
+    refuseIfNoneMatch(request.headers["if-none-match"]);
     const ifMatch = parseIfMatch(request.headers["if-match"]);
     refuseWeak(ifMatch);
     const options = this.callOptions(request, reply);
@@ -227,6 +271,7 @@ class JobHandlers extends CallingHandlers<ManagerClient> {
   };
 
   readonly deleteJob: RouteHandler<typeof DELETE_JOB_SCHEMA> = async (request, reply) => {
+    refuseIfNoneMatch(request.headers["if-none-match"]);
     const ifMatch = parseIfMatch(request.headers["if-match"]);
     refuseWeak(ifMatch);
     const options = this.callOptions(request, reply);
@@ -236,9 +281,12 @@ class JobHandlers extends CallingHandlers<ManagerClient> {
   };
 
   readonly completeJob: RouteHandler<typeof COMPLETE_JOB_SCHEMA> = async (request, reply) => {
+    refuseIfNoneMatch(request.headers["if-none-match"]);
+    const ifMatch = parseIfMatch(request.headers["if-match"]);
+    refuseWeak(ifMatch);
     const options = this.callOptions(request, reply);
     const { jobId } = request.params;
-    await this.#writes.run(jobId, options, () => this.client.completeJob({ jobId }, options).catch(notFoundAs(noSuchJob(jobId))));
+    await this.#writes.run(jobId, options, () => completeAsAsked(this.client, jobId, ifMatch, options));
     return reply.code(204).send(null);
   };
 }

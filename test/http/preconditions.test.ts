@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { etagOf, noneMatch, parseIfMatch } from "../../src/http/preconditions.js";
+import { etagOf, isCreateOnly, noneMatch, parseIfMatch, refuseIfNoneMatch } from "../../src/http/preconditions.js";
 import { ProblemError } from "../../src/http/problem.js";
 
 describe("ETag", () => {
@@ -64,5 +64,46 @@ describe("noneMatch", () => {
     [undefined, 5n, false],
   ])("%j against hash %s is %s", (value, hash, expected) => {
     expect(noneMatch(value, hash)).toBe(expected);
+  });
+});
+
+/** The problem `run` throws, or undefined. */
+function thrown(run: () => unknown): unknown {
+  try {
+    run();
+  } catch (e) {
+    return e;
+  }
+  return undefined;
+}
+
+describe("isCreateOnly (If-None-Match on PUT)", () => {
+  it.each([
+    [undefined, false],
+    ["*", true],
+    [" * ", true],
+  ])("reads %j as %s", (value, expected) => {
+    expect(isCreateOnly(value)).toBe(expected);
+  });
+
+  it.each(['"42"', 'W/"42"', '*, "42"', "", "**"])("refuses %j with a 400 naming the header", (value) => {
+    expect(thrown(() => isCreateOnly(value))).toMatchObject({
+      status: 400,
+      detail: "If-None-Match on PUT must be * (create the job only if it does not exist)",
+      errors: [{ header: "if-none-match", message: "must be *" }],
+    });
+  });
+});
+
+describe("refuseIfNoneMatch (the other writes)", () => {
+  it("lets a write without If-None-Match through", () => {
+    expect(thrown(() => { refuseIfNoneMatch(undefined); })).toBeUndefined();
+  });
+
+  it.each(["*", '"42"', ""])("refuses %j with a 400 naming the header", (value) => {
+    expect(thrown(() => { refuseIfNoneMatch(value); })).toMatchObject({
+      status: 400,
+      errors: [{ header: "if-none-match", message: "is not taken by this operation" }],
+    });
   });
 });

@@ -116,7 +116,7 @@ const DESCRIPTIONS: readonly [number, string][] = [
   [400, "the request is invalid (each problem located in `errors`), or the Manager refused it (INVALID_ARGUMENT, FAILED_PRECONDITION, OUT_OF_RANGE)"],
   [404, "the resource does not exist"],
   [409, "the Manager refused the change: ALREADY_EXISTS, or ABORTED (a concurrent change won)"],
-  [412, "If-Match (or a non-zero currentHash in the body) does not match the job's current ETag; nothing was written"],
+  [412, 'If-Match (or a non-zero currentHash in the body) does not match the job\'s current ETag, or is "0", a version the Manager cannot test; nothing was written'],
   [413, "the request body is larger than the gateway accepts (1 MiB by default)"],
   [415, "the request's Content-Type is not one this operation accepts"],
   [500, "the gateway or the Manager failed; the detail says nothing about internals, the request id finds it in the log"],
