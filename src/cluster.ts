@@ -5,8 +5,14 @@
 // whichever worker a scrape reaches, is every worker's, aggregated by the primary (prom-client's
 // AggregatorRegistry: counters and histograms summed; readiness the least of the workers').
 // SIGTERM or SIGINT to the primary is passed to every worker, which drains as a single gateway
-// does; the primary exits 0 once all have exited 0 and the embedded Manager is closed. A worker
-// that dies otherwise is replaced.
+// does; the primary exits 0 once all have exited 0 and the embedded Manager is closed.
+//
+// --workers fails as one process does: a worker tells the primary once it is serving (an IPC
+// message after its listen succeeded). One that exits before that, at the first start or as a
+// replacement, failed to start (a busy port, a TLS file it cannot read): the primary stops the
+// other workers and exits with that worker's exit code, its message already on standard error.
+// Only a worker that was serving is replaced when it dies, so a failure that would repeat at
+// every start stops the command instead of restarting it forever.
 import cluster from "node:cluster";
 import type { Worker } from "node:cluster";
 import { availableParallelism } from "node:os";
@@ -33,30 +39,74 @@ interface MetricsMessage {
 }
 
 function isMetricsMessage(message: unknown): message is MetricsMessage {
-  return typeof message === "object" && message !== null && (message as { kind?: unknown }).kind === "norsk-gateway:metrics";
+  return kindOf(message) === "norsk-gateway:metrics";
 }
+
+/** A worker's word that it is listening: from then on, its death is a crash, not a failed start. */
+const SERVING = "norsk-gateway:serving";
+
+function kindOf(message: unknown): unknown {
+  return typeof message === "object" && message !== null ? (message as { kind?: unknown }).kind : undefined;
+}
+
+/** How long after a serving worker died its replacement is forked. */
+const RESTART_DELAY_MS = 1_000;
 
 /** What the primary prints, one JSON line each, as the workers' pino lines are. */
 export type PrimaryLog = (level: "info" | "warn" | "error", fields: Record<string, unknown>, msg: string) => void;
 
+export interface PrimaryOptions {
+  /** The primary's log (JSON lines). Required. */
+  readonly log: PrimaryLog;
+  /** Prints the one line that says why the command stops, as a gateway that fails to start does. Required. */
+  readonly fatal: (message: string) => void;
+  /** Starts the embedded Manager; called only when there is no --manager. Required. */
+  readonly startEmbedded: () => Promise<{ address: string; close(): Promise<void> }>;
+}
+
 export interface Primary {
-  /** Resolves with the exit code once every worker has exited after a signal. */
+  /**
+   * Resolves with the exit code once every worker has exited: after a signal, 0 when each
+   * drained cleanly (exit code 0), else 1; after a worker failed to start, that worker's code.
+   */
   readonly done: Promise<number>;
 }
 
 /**
  * Forks the workers (after starting the embedded Manager when no --manager is given), answers
- * their requests for the aggregated metrics, replaces a worker that dies, and on SIGTERM or
- * SIGINT passes the signal on and waits for every worker.
+ * their requests for the aggregated metrics, replaces a serving worker that dies, stops them
+ * all when one fails to start, and on SIGTERM or SIGINT passes the signal on and waits for
+ * every worker.
  */
-export async function runPrimary(config: Config, log: PrimaryLog, startEmbedded: () => Promise<{ address: string; close(): Promise<void> }>): Promise<Primary> {
-  const embedded = config.manager === undefined ? await startEmbedded() : undefined;
+export async function runPrimary(config: Config, options: PrimaryOptions): Promise<Primary> {
+  const { log, fatal } = options;
+  const embedded = config.manager === undefined ? await options.startEmbedded() : undefined;
   const count = workerCount(config.workers);
   const env = embedded === undefined ? {} : { MANAGER_ADDRESS: embedded.address };
   const aggregator = new AggregatorRegistry();
+  /** The ids of the workers that said they are serving. */
+  const serving = new Set<number>();
   let stopping = false;
-  const fork = (): Worker => cluster.fork(env);
+  let resolveDone: (code: number) => void = () => undefined;
+  const done = new Promise<number>((resolve) => { resolveDone = resolve; });
+  /** Stops every worker with `signal`; the command's exit code is `failed` when given. */
+  const stop = (signal: NodeJS.Signals, failed?: number): void => {
+    if (stopping) return;
+    stopping = true;
+    log("info", { signal }, "shutting down the workers");
+    void drain(Object.values(cluster.workers ?? {}).filter((w): w is Worker => w !== undefined), signal).then(async (codes) => {
+      await embedded?.close();
+      resolveDone(failed ?? (codes.every((code) => code === 0) ? 0 : 1));
+    });
+  };
+  const fork = (): void => {
+    if (!stopping) cluster.fork(env);
+  };
   cluster.on("message", (worker, message: unknown) => {
+    if (kindOf(message) === SERVING) {
+      serving.add(worker.id);
+      return;
+    }
     if (!isMetricsMessage(message)) return;
     aggregator.clusterMetrics().then(
       (text) => worker.send({ kind: message.kind, id: message.id, text } satisfies MetricsMessage),
@@ -64,26 +114,29 @@ export async function runPrimary(config: Config, log: PrimaryLog, startEmbedded:
     );
   });
   cluster.on("exit", (worker, code, signal) => {
+    const wasServing = serving.delete(worker.id);
     if (stopping) return;
-    log("error", { pid: worker.process.pid, code, signal }, "a worker died; starting another");
-    setTimeout(fork, 1_000).unref();
+    if (wasServing) {
+      log("error", { pid: worker.process.pid, code, signal }, "a worker died; starting another");
+      setTimeout(fork, RESTART_DELAY_MS).unref();
+      return;
+    }
+    // A code of 0 or none (killed by a signal) would not say the start failed.
+    const failed = code > 0 ? code : 1;
+    const how = typeof signal === "string" && signal !== "" ? `signal ${signal}` : `exit code ${String(code)}`;
+    fatal(`a worker failed to start (${how}); stopping the other workers`);
+    stop("SIGTERM", failed);
   });
   for (let i = 0; i < count; i += 1) fork();
   log("info", { workers: count, manager: config.manager ?? "embedded" }, `norsk-manager-gateway primary: ${String(count)} workers`);
-  const done = new Promise<number>((resolve) => {
-    const stop = (signal: NodeJS.Signals): void => {
-      if (stopping) return;
-      stopping = true;
-      log("info", { signal }, "shutting down the workers");
-      void drain(Object.values(cluster.workers ?? {}).filter((w): w is Worker => w !== undefined), signal).then(async (codes) => {
-        await embedded?.close();
-        resolve(codes.every((code) => code === 0) ? 0 : 1);
-      });
-    };
-    process.once("SIGTERM", () => { stop("SIGTERM"); });
-    process.once("SIGINT", () => { stop("SIGINT"); });
-  });
+  process.once("SIGTERM", () => { stop("SIGTERM"); });
+  process.once("SIGINT", () => { stop("SIGINT"); });
   return { done };
+}
+
+/** In a worker: tells the primary that this gateway is listening. Does nothing outside a cluster. */
+export function reportServing(): void {
+  if (cluster.isWorker) process.send?.({ kind: SERVING });
 }
 
 /** Passes `signal` to each worker and resolves with their exit codes once all have exited. */

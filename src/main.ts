@@ -4,7 +4,7 @@
 import { ConfigError, helpText, loadConfig } from "./config.js";
 import type { LoadResult } from "./config.js";
 import { startEmbeddedManager, startGateway } from "./gateway.js";
-import { isPrimaryOf, runPrimary } from "./cluster.js";
+import { isPrimaryOf, reportServing, runPrimary } from "./cluster.js";
 import type { PrimaryLog } from "./cluster.js";
 import { batchedLines } from "./telemetry/log-stream.js";
 import type { Gateway } from "./gateway.js";
@@ -17,7 +17,11 @@ async function main(): Promise<void> {
   }
   const { config } = loaded;
   if (isPrimaryOf(config)) {
-    const primary = await runPrimary(config, primaryLog(config.logLevel), () => startEmbeddedManager(config.dataDir));
+    const primary = await runPrimary(config, {
+      log: primaryLog(config.logLevel),
+      fatal: printFatal,
+      startEmbedded: () => startEmbeddedManager(config.dataDir),
+    });
     process.exit(await primary.done);
   }
   // Listen for signals before starting, so that one arriving during start-up still closes
@@ -29,6 +33,8 @@ async function main(): Promise<void> {
   process.once("SIGINT", () => { onSignal("SIGINT"); });
   process.once("SIGTERM", () => { onSignal("SIGTERM"); });
   const gateway = await startGateway(config, { level: config.logLevel, stream: batchedLines() });
+  // A worker of --workers: from now on the primary replaces it if it dies (src/cluster.ts).
+  reportServing();
   onSignal = (signal) => {
     gateway.app.log.info({ signal }, "shutting down");
     exitAfter(config.shutdownTimeoutMs + SHUTDOWN_GRACE_MS, gateway);
@@ -49,9 +55,14 @@ function readConfig(): LoadResult {
     return loadConfig(process.argv.slice(2), process.env);
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
-    process.stderr.write(`norsk-manager-gateway: ${error.message}\n`);
+    printFatal(error.message);
     process.exit(2);
   }
+}
+
+/** The one line on standard error of a command that cannot start or go on. */
+function printFatal(message: string): void {
+  process.stderr.write(`norsk-manager-gateway: ${message}\n`);
 }
 
 const LEVELS = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60, silent: Infinity } as const;
@@ -82,6 +93,6 @@ function exitAfter(ms: number, gateway: Gateway): void {
 // A setting found unusable only at start-up (a TLS file that cannot be read) exits with 2,
 // as one refused by loadConfig does; any other failure to start, with 1.
 main().catch((error: unknown) => {
-  process.stderr.write(`norsk-manager-gateway: ${error instanceof Error ? error.message : String(error)}\n`);
+  printFatal(error instanceof Error ? error.message : String(error));
   process.exit(error instanceof ConfigError ? 2 : 1);
 });

@@ -1,9 +1,19 @@
 // --workers (src/cluster.ts), against the built command with its embedded Manager: two worker
 // processes answer on the one port, each with its own channel to the Manager the primary runs;
-// /metrics, whichever worker answers it, counts the requests of both; a worker that dies is
-// replaced; SIGTERM drains every worker and the primary exits 0 with none left.
+// /metrics, whichever worker answers it, counts the requests of both; a serving worker that
+// dies is replaced; SIGTERM drains every worker and the primary exits 0 with none left. A
+// worker that fails to start (a busy port, a TLS file it cannot read; a replacement too) stops
+// the command with that worker's exit code and message, as one process would stop.
+import { spawn } from "node:child_process";
+import { rmSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
 import { request } from "node:http";
+import { createServer } from "node:net";
+import type { Server } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { makeCertificates } from "./helpers/certificates.js";
 import { startCommand } from "./helpers/command.js";
 import type { StartedCommand } from "./helpers/command.js";
 import { eventually } from "./helpers/listening-gateway.js";
@@ -93,6 +103,105 @@ describe("--workers 2", () => {
     expect(workers.filter(isAlive)).toEqual([]);
     expect(lines.filter((line) => line.includes('"msg":"shutting down"'))).toHaveLength(2);
   }, 90_000);
+});
+
+interface Ended {
+  readonly code: number | null;
+  readonly stderr: string;
+  readonly stdout: string;
+}
+
+/**
+ * Runs the built command with `args` (its own data directory, removed after) until it exits by
+ * itself; after `limitMs`, it is killed and the test fails, as a command that never stops would.
+ */
+async function runToExit(args: readonly string[], limitMs = 60_000): Promise<Ended> {
+  const dataDir = await mkdtemp(join(tmpdir(), "gateway-workers-"));
+  try {
+    const child = spawn(process.execPath, ["dist/src/main.js", "--data-dir", dataDir, ...args], { stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+    return await new Promise<Ended>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        child.kill("SIGKILL");
+        reject(new Error(`still running after ${String(limitMs)} ms:\n${stdout}${stderr}`));
+      }, limitMs);
+      child.once("close", (code) => {
+        clearTimeout(timer);
+        resolve({ code, stdout, stderr });
+      });
+    });
+  } finally {
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+/** A port held by another listener on 127.0.0.1 while `use` runs. */
+async function withBusyPort<T>(use: (port: number) => Promise<T>): Promise<T> {
+  const holder: Server = createServer();
+  await new Promise<void>((resolve) => holder.listen(0, "127.0.0.1", resolve));
+  const address = holder.address();
+  try {
+    return await use(typeof address === "object" && address !== null ? address.port : 0);
+  } finally {
+    holder.close();
+  }
+}
+
+const FAILED_TO_START = /^norsk-manager-gateway: a worker failed to start \(exit code (\d+)\); stopping the other workers$/m;
+
+describe("--workers 2 that cannot start", () => {
+  it("stops on a busy port with the exit code one process has, the workers' message and one line of its own, restarting nothing", async () => {
+    const [one, workers] = await withBusyPort(async (port) => {
+      const args = ["--host", "127.0.0.1", "--port", String(port)];
+      return [await runToExit(args), await runToExit([...args, "--workers", "2"])];
+    });
+    expect(one.code).toBe(1);
+    expect(one.stderr).toContain("EADDRINUSE");
+    expect(workers.code).toBe(one.code);
+    expect(workers.stderr).toMatch(/^norsk-manager-gateway: .*EADDRINUSE.*$/m);
+    expect(FAILED_TO_START.exec(workers.stderr)?.[1]).toBe("1");
+    expect(workers.stderr.split("\n").filter((line) => FAILED_TO_START.test(line))).toHaveLength(1);
+    expect(workers.stdout).not.toContain("a worker died; starting another");
+    expect(workers.stdout).not.toContain("listening on");
+  }, 120_000);
+
+  it("stops with exit code 2 and the line one process prints for a --tls-cert that cannot be read", async () => {
+    const args = ["--port", "0", "--tls-cert", "/nonexistent.pem", "--tls-key", "/nonexistent.pem"];
+    const one = await runToExit(args);
+    const workers = await runToExit([...args, "--workers", "2"]);
+    const line = "norsk-manager-gateway: --tls-cert (TLS_CERT): cannot read /nonexistent.pem (ENOENT)";
+    expect(one).toMatchObject({ code: 2, stderr: `${line}\n` });
+    expect(workers.code).toBe(2);
+    expect(workers.stderr.split("\n")).toContain(line);
+    expect(FAILED_TO_START.exec(workers.stderr)?.[1]).toBe("2");
+    expect(workers.stdout).not.toContain("a worker died; starting another");
+  }, 120_000);
+
+  it("stops when the replacement of a worker that died cannot start: its exit code, its line, no worker left", async () => {
+    const certs = makeCertificates(["127.0.0.1"]);
+    try {
+      gateway = await startCommand(["--workers", "2", "--tls-cert", certs.server.cert, "--tls-key", certs.server.key]);
+      const { lines } = gateway;
+      await eventually(() => listeningPids(lines).size === 2, "both workers listening", 30_000);
+      const workers = [...listeningPids(lines)];
+      // The next start of a worker cannot read its certificate.
+      rmSync(certs.server.cert);
+      const exited = new Promise<number | null>((resolve) => gateway?.child.once("exit", (code) => { resolve(code); }));
+      process.kill(workers[0] ?? 0, "SIGKILL");
+      expect(await exited).toBe(2);
+      expect(lines.some((line) => line.includes("a worker died; starting another"))).toBe(true);
+      expect(lines.filter((line) => /^norsk-manager-gateway: --tls-cert \(TLS_CERT\): cannot read .*server\.pem \(ENOENT\)$/.test(line))).toHaveLength(1);
+      expect(lines.filter((line) => FAILED_TO_START.test(line))).toEqual([
+        "norsk-manager-gateway: a worker failed to start (exit code 2); stopping the other workers",
+      ]);
+      expect(workers.filter(isAlive)).toEqual([]);
+    } finally {
+      certs.remove();
+    }
+  }, 120_000);
 });
 
 describe("--workers 1 (the default)", () => {
