@@ -1,4 +1,4 @@
-// The job resource (docs/ARCHITECTURE.md §5): create, read, replace, merge-patch, delete, complete. Each
+// The job resource (docs/ARCHITECTURE.md, HTTP surface): create, read, replace, merge-patch, delete, complete. Each
 // route makes one gRPC call, except PATCH (read, then test-and-set write, retried), a DELETE
 // with an entity tag (read, fence, delete: job-delete.ts), a complete with one (read, then
 // complete: job-complete.ts), a PUT with If-Match "0" (a read, to say why it fails:

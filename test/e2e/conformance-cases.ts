@@ -55,6 +55,7 @@ export const CASES: readonly Case[] = [
   { op: "jobById", status: 404, why: "no such job", request: get("/v1/jobs/ghost") },
 
   { op: "updateJob", status: 200, why: "a replacement", request: send("put", "/v1/jobs/c-1", jobJson("c-1", { description: "put" })) },
+  { op: "updateJob", status: 201, why: "If-None-Match: * where no job is", request: send("put", "/v1/jobs/c-put", jobJson("c-put"), { ...JSON_TYPE, "if-none-match": "*" }) },
   { op: "updateJob", status: 400, why: "another jobId in the body", request: send("put", "/v1/jobs/c-1", jobJson("c-2")) },
   { op: "updateJob", status: 404, why: "no such job", request: send("put", "/v1/jobs/ghost", jobJson("ghost")) },
   { op: "updateJob", status: 412, why: "a stale If-Match", request: { ...send("put", "/v1/jobs/c-1", jobJson("c-1")), headers: { ...JSON_TYPE, ...STALE } } },
@@ -87,6 +88,7 @@ export const CASES: readonly Case[] = [
   { op: "completeJob", status: 204, why: "the job completes", request: { method: "post", path: "/v1/jobs/c-done/complete" } },
   { op: "completeJob", status: 400, why: "a malformed Grpc-Timeout", request: { method: "post", path: "/v1/jobs/c-done/complete", headers: BAD_DEADLINE } },
   { op: "completeJob", status: 404, why: "no such job", request: { method: "post", path: "/v1/jobs/ghost/complete" } },
+  { op: "completeJob", status: 412, why: "a stale If-Match", request: { method: "post", path: "/v1/jobs/c-1/complete", headers: STALE } },
 
   { op: "deleteJob", status: 204, why: "the job is deleted", request: del("/v1/jobs/c-del") },
   { op: "deleteJob", status: 400, why: "a malformed Grpc-Timeout", request: del("/v1/jobs/c-1", BAD_DEADLINE) },
