@@ -1,7 +1,8 @@
 // The walk's cases in front of the reference Manager (conformance.test.ts): for each
 // operation, its success statuses and the errors real conditions produce. They run in this
 // order against one Manager holding c-1 (read and written), c-done (completed here),
-// c-del (deleted here) and c-fenced (carries the tag of a conditional DELETE).
+// c-del (deleted here) and c-fenced (carries the tag of a conditional DELETE); c-put is created
+// here by a create-only PUT.
 import type { ConformanceRequest } from "../helpers/conformance.js";
 
 export const JSON_TYPE = { "content-type": "application/json" } as const;
