@@ -4,6 +4,7 @@
 import { Type } from "@sinclair/typebox";
 import type { Static, TSchema, TUnsafe } from "@sinclair/typebox";
 import { ID_MAX_LENGTH, ID_PATTERN, ID_RULE } from "../src/lexical/ids.js";
+import { MAX_LISTED_ISSUES } from "../src/json/errors.js";
 import "./formats.js";
 
 /** A copy of `schema` with its own description (and examples, when given). */
@@ -165,6 +166,15 @@ export const ProblemJson = named(
         Type.Array(ProblemItemJson, {
           description: "For validation errors: every problem found.",
           examples: [[{ pointer: "/currentHash", message: "must be a decimal string of an int64" }]],
+        }),
+      ),
+      errorsNotListed: Type.Optional(
+        Type.Integer({
+          minimum: 1,
+          description:
+            `How many more problems were found than \`errors\` lists (it lists ${MAX_LISTED_ISSUES} at most); ` +
+            "checking may stop at the first one past the list, so there may be more.",
+          examples: [99_900],
         }),
       ),
     },

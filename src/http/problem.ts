@@ -7,7 +7,7 @@ import { STATUS_CODES } from "node:http";
 import type { FastifyError } from "fastify";
 import type { ProblemItemJson, ProblemJson } from "../../schemas/common.js";
 import { Code, GrpcError } from "../grpc/errors.js";
-import { MirrorError } from "../json/errors.js";
+import { MAX_LISTED_ISSUES, MirrorError } from "../json/errors.js";
 import { JsonBodyError } from "../json/body.js";
 import { codeName, failureAnswered, failureOfHttpStatus, genericDetail, httpStatusOf, problemCodeOf, statusOf } from "./status.js";
 import type { CodeName, Failure } from "./status.js";
@@ -20,6 +20,8 @@ export const PROBLEM_CONTENT_TYPE = "application/problem+json";
 export interface ProblemOptions {
   /** Each thing wrong with the request, located in the body, a parameter or a header. */
   readonly errors?: readonly ProblemItemJson[] | undefined;
+  /** How many more things were found wrong than `errors` lists. Default: 0. */
+  readonly errorsNotListed?: number | undefined;
 }
 
 /** Thrown for an answer that is not the Manager's own: its status and `code` come from the failure. */
@@ -30,6 +32,7 @@ export class ProblemError extends Error {
   readonly status: number;
   readonly code: CodeName | undefined;
   readonly errors: ProblemItemJson[] | undefined;
+  readonly errorsNotListed: number;
 
   constructor(
     failure: Failure,
@@ -41,6 +44,7 @@ export class ProblemError extends Error {
     this.status = statusOf(failure);
     this.code = problemCodeOf(failure);
     this.errors = options.errors === undefined ? undefined : [...options.errors];
+    this.errorsNotListed = options.errorsNotListed ?? 0;
   }
 
   /**
@@ -50,7 +54,7 @@ export class ProblemError extends Error {
    */
   static of(body: ProblemJson): ProblemError {
     const failure = failureAnswered(body.status, body.code, body.detail) ?? "INTERNAL_SERVER_ERROR";
-    return new ProblemError(failure, body.detail, { errors: body.errors });
+    return new ProblemError(failure, body.detail, { errors: body.errors, errorsNotListed: body.errorsNotListed });
   }
 }
 
@@ -121,7 +125,12 @@ export function toProblem(error: unknown, request: RequestFacts): ProblemJson {
     requestId: request.id,
   };
   if (base.code !== undefined) body.code = base.code;
-  if (base.errors !== undefined && base.errors.length > 0) body.errors = base.errors;
+  if (base.errors !== undefined && base.errors.length > 0) {
+    // Whoever made the list, it is answered MAX_LISTED_ISSUES long at most.
+    body.errors = base.errors.slice(0, MAX_LISTED_ISSUES);
+    const notListed = (base.notListed ?? 0) + base.errors.length - body.errors.length;
+    if (notListed > 0) body.errorsNotListed = notListed;
+  }
   return body;
 }
 
@@ -132,10 +141,11 @@ interface Described {
   detail: string;
   code?: CodeName | undefined;
   errors?: ProblemItemJson[] | undefined;
+  notListed?: number | undefined;
 }
 
-function described(failure: Failure, detail: string, errors?: readonly ProblemItemJson[]): Described {
-  return { failure, status: statusOf(failure), detail, code: problemCodeOf(failure), errors: errors === undefined ? undefined : [...errors] };
+function described(failure: Failure, detail: string, errors?: readonly ProblemItemJson[], notListed = 0): Described {
+  return { failure, status: statusOf(failure), detail, code: problemCodeOf(failure), errors: errors === undefined ? undefined : [...errors], notListed };
 }
 
 /** A status HTTP itself chose (fastify's, node's), with the code of the table's reason for it. */
@@ -146,10 +156,10 @@ function describedByHttp(status: number, detail: string): Described {
 
 function describe(error: unknown): Described {
   if (error instanceof ProblemError) {
-    return { failure: error.failure, status: error.status, detail: error.detail, code: error.code, errors: error.errors };
+    return { failure: error.failure, status: error.status, detail: error.detail, code: error.code, errors: error.errors, notListed: error.errorsNotListed };
   }
-  if (error instanceof JsonBodyError) return described("INVALID_ARGUMENT", error.detail, error.errors);
-  if (error instanceof MirrorError) return described("INVALID_ARGUMENT", "the request body is invalid", error.errors);
+  if (error instanceof JsonBodyError) return described("INVALID_ARGUMENT", error.detail, error.errors, error.notListed);
+  if (error instanceof MirrorError) return described("INVALID_ARGUMENT", "the request body is invalid", error.errors, error.notListed);
   if (error instanceof GrpcError) {
     return { status: httpStatusOf(error.code), detail: error.details, code: codeName(error.code) };
   }
@@ -190,7 +200,8 @@ const FASTIFY_ERRORS: Readonly<Record<string, Omit<Described, "status" | "code">
 function describeFastifyError(error: FastifyError): Described {
   if (error.validation !== undefined) {
     const part: RequestPart = error.validationContext ?? "body";
-    return described("INVALID_ARGUMENT", WHERE[part], validationItems(error.validation, part));
+    const { items, notListed } = validationItems(error.validation, part);
+    return described("INVALID_ARGUMENT", WHERE[part], items, notListed);
   }
   const status = error.statusCode ?? 500;
   if (status < 400 || status >= 500) return described("INTERNAL_SERVER_ERROR", "");

@@ -6,6 +6,11 @@
 // (one walk over it), which can only agree when no key was repeated. This is the path of
 // every PUT and POST, so only a body that fails that count, or holds a prototype-poisoning key
 // (__proto__, constructor.prototype), is scanned key by key to point at each offender.
+//
+// Every step is bounded by the body's length whatever it holds: nesting deeper than MAX_DEPTH
+// is refused by a scan before JSON.parse (which would otherwise build the whole tower, and
+// every pointer into it), and the key scan stops at the first offender past the list's
+// capacity (MAX_LISTED_ISSUES), so a body of a hundred thousand repeats is one short answer.
 import { isUtf8 } from "node:buffer";
 import { Issues, MirrorError, childPointer } from "./errors.js";
 import type { MirrorIssue } from "./errors.js";
@@ -19,13 +24,21 @@ const OPEN_ARRAY = 0x5b;
 const CLOSE_ARRAY = 0x5d;
 const BOM = 0xfeff;
 
+/**
+ * The deepest nesting of arrays and objects a body may have. A job nests seven deep (a
+ * service's port mapping); the margin is for what later versions add, and the bound keeps
+ * every walk of the value (here, in validation, in the mirror) short and its pointers short.
+ */
+export const MAX_DEPTH = 32;
+
 /** A body that is not acceptable JSON: `detail` says how, the issues say where. */
 export class JsonBodyError extends MirrorError {
   constructor(
     readonly detail: string,
     errors: readonly MirrorIssue[],
+    notListed = 0,
   ) {
-    super(errors);
+    super(errors, notListed);
   }
 }
 
@@ -38,6 +51,10 @@ export function parseJsonBody(bytes: Buffer): unknown {
   if (!isUtf8(bytes)) throw whole("the request body is not valid UTF-8", `is not valid UTF-8 (at byte ${firstInvalidUtf8(bytes)})`);
   let text = bytes.toString("utf8");
   if (text.charCodeAt(0) === BOM) text = text.slice(1);
+  const tooDeep = depthExceededAt(text);
+  if (tooDeep !== -1) {
+    throw whole(`the request body nests arrays and objects deeper than ${MAX_DEPTH}`, `nests deeper than ${MAX_DEPTH} arrays and objects (at character ${tooDeep})`);
+  }
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -49,7 +66,7 @@ export function parseJsonBody(bytes: Buffer): unknown {
   if (keysWritten(text) !== keysKept(value)) {
     const issues = new Issues();
     checkKeys(text, issues);
-    if (issues.list.length > 0) throw new JsonBodyError("the request body repeats a key or has a forbidden one", issues.list);
+    if (issues.any) throw new JsonBodyError("the request body repeats a key or has a forbidden one", issues.list, issues.notListed);
   }
   return value;
 }
@@ -64,10 +81,29 @@ function syntaxMessage(error: unknown): string {
   return position === undefined ? "is not valid JSON" : `is not valid JSON (at character ${position})`;
 }
 
+/**
+ * The offset of the bracket that opens a container deeper than MAX_DEPTH, or -1. Only brackets
+ * outside strings count; the text may not be JSON at all (JSON.parse judges that next), so a
+ * string left open ends the scan.
+ */
+function depthExceededAt(text: string): number {
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === QUOTE) {
+      i = closingQuote(text, i);
+      if (i === -1) return -1;
+    } else if (c === OPEN_OBJECT || c === OPEN_ARRAY) {
+      if (++depth > MAX_DEPTH) return i;
+    } else if (c === CLOSE_OBJECT || c === CLOSE_ARRAY) {
+      depth--;
+    }
+  }
+  return -1;
+}
+
 /** A key whose closing quote is separated from its colon by whitespace (which JSON.stringify never writes). */
 const SPACED_KEY_END = /"[\t\n\r ]+:/;
-/** How deep keysKept recurses before it leaves the count to the exact scan, which has no such limit. */
-const COUNT_DEPTH = 64;
 
 /**
  * At least as many keys as `text`, which JSON.parse has accepted, writes (repeats and all),
@@ -87,15 +123,14 @@ function keysWritten(text: string): number {
 
 /**
  * How many keys the parsed `value` holds: fewer than were written when a key was repeated (the
- * last one won). NaN, which no count equals, when a prototype-poisoning key is among them, or
- * the value nests deeper than COUNT_DEPTH.
+ * last one won). NaN, which no count equals, when a prototype-poisoning key is among them. Its
+ * recursion is as deep as the value, at most MAX_DEPTH.
  */
-function keysKept(value: unknown, depth = 0): number {
+function keysKept(value: unknown): number {
   if (typeof value !== "object" || value === null) return 0;
-  if (depth > COUNT_DEPTH) return NaN;
   let count = 0;
   if (Array.isArray(value)) {
-    for (const element of value) count += keysKept(element, depth + 1);
+    for (const element of value) count += keysKept(element);
     return count;
   }
   const object = value as Record<string, unknown>;
@@ -106,7 +141,7 @@ function keysKept(value: unknown, depth = 0): number {
     if (key === "__proto__" || (key === "constructor" && typeof member === "object" && member !== null && Object.hasOwn(member, "prototype"))) {
       return NaN;
     }
-    count += 1 + keysKept(member, depth + 1);
+    count += 1 + keysKept(member);
   }
   return count;
 }
@@ -124,7 +159,7 @@ interface Container {
 /**
  * Adds an issue for each repeated or prototype-poisoning key of `text`, which JSON.parse has
  * accepted: only strings, brackets and commas matter then, and a string is a key exactly when
- * it comes first in an object or right after a comma in one.
+ * it comes first in an object or right after a comma in one. Stops once `issues` is full.
  */
 function checkKeys(text: string, issues: Issues): void {
   const open: Container[] = [];
@@ -137,7 +172,10 @@ function checkKeys(text: string, issues: Issues): void {
       if (expectKey && top?.keys !== undefined) {
         const key = keyAt(text, i, end);
         const fault = keyFault(top.keys, key, open);
-        if (fault !== undefined) issues.add(childPointer(top.pointer, key), fault);
+        if (fault !== undefined) {
+          issues.add(childPointer(top.pointer, key), fault);
+          if (issues.full) return;
+        }
         top.keys.add(key);
         top.at = key;
         expectKey = false;
@@ -167,10 +205,10 @@ function keyFault(seen: ReadonlySet<string>, key: string, open: readonly Contain
   return undefined;
 }
 
-/** The index of the quote that closes the string opening at `start`. */
+/** The index of the quote that closes the string opening at `start`, or -1 when none does. */
 function closingQuote(text: string, start: number): number {
   let end = text.indexOf('"', start + 1);
-  while (isEscaped(text, end)) end = text.indexOf('"', end + 1);
+  while (end !== -1 && isEscaped(text, end)) end = text.indexOf('"', end + 1);
   return end;
 }
 

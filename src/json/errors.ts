@@ -9,28 +9,58 @@ export interface MirrorIssue {
   readonly message: string;
 }
 
+/**
+ * The most issues an error lists. A hostile body can hold a hundred thousand faults in a few
+ * hundred KB; listing them all would cost the gateway seconds and the client megabytes, while
+ * a client fixing a body by hand reads the first few. Past this many, only their number is
+ * kept (a problem's errorsNotListed), and a check may stop at the first one past it.
+ */
+export const MAX_LISTED_ISSUES = 100;
+
 export class MirrorError extends Error {
   override readonly name = "MirrorError";
+  /** At most MAX_LISTED_ISSUES. */
   readonly errors: readonly MirrorIssue[];
+  /** How many more were found and not listed; the finder may have stopped at the first of them. */
+  readonly notListed: number;
 
-  constructor(errors: readonly MirrorIssue[]) {
-    const first = errors[0];
+  constructor(errors: readonly MirrorIssue[], notListed = 0) {
+    const listed = errors.slice(0, MAX_LISTED_ISSUES);
+    const more = notListed + errors.length - listed.length;
+    const first = listed[0];
     const head = first === undefined ? "invalid value" : `${first.pointer || "(root)"}: ${first.message}`;
-    super(errors.length > 1 ? `${head} (and ${errors.length - 1} more)` : head);
-    this.errors = errors;
+    const rest = listed.length - 1 + more;
+    super(rest > 0 ? `${head} (and ${rest} more)` : head);
+    this.errors = listed;
+    this.notListed = more;
   }
 }
 
-/** Collects issues while a value is read; `throwIfAny` turns them into one MirrorError. */
+/**
+ * Collects issues while a value is read, listing MAX_LISTED_ISSUES at most and counting the
+ * rest; `throwIfAny` turns them into one MirrorError. A reader may stop once `full`.
+ */
 export class Issues {
   readonly list: MirrorIssue[] = [];
+  /** Issues added past the list's capacity. */
+  notListed = 0;
 
   add(pointer: string, message: string): void {
-    this.list.push({ pointer, message });
+    if (this.list.length < MAX_LISTED_ISSUES) this.list.push({ pointer, message });
+    else this.notListed++;
+  }
+
+  /** True once an issue could not be listed: reading further only adds to a count. */
+  get full(): boolean {
+    return this.notListed > 0;
+  }
+
+  get any(): boolean {
+    return this.list.length > 0;
   }
 
   throwIfAny(): void {
-    if (this.list.length > 0) throw new MirrorError(this.list);
+    if (this.any) throw new MirrorError(this.list, this.notListed);
   }
 }
 
@@ -56,6 +86,7 @@ export function prefixed(error: unknown, token: string | number): unknown {
   if (!(error instanceof MirrorError)) return error;
   return new MirrorError(
     error.errors.map((e) => ({ pointer: `${childPointer("", token)}${e.pointer}`, message: e.message })),
+    error.notListed,
   );
 }
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { Metadata, status as Code } from "@grpc/grpc-js";
 import { GrpcError } from "../../src/grpc/errors.js";
-import { MirrorError } from "../../src/json/errors.js";
+import { MAX_LISTED_ISSUES, MirrorError } from "../../src/json/errors.js";
 import {
   PROBLEM_CONTENT_TYPE,
   ProblemError,
@@ -31,6 +31,17 @@ const GATEWAY_500 = {
 };
 
 describe("toProblem", () => {
+  it("lists MAX_LISTED_ISSUES errors at most, whoever made the list, and counts the rest with the maker's own", () => {
+    const items = Array.from({ length: 250 }, (_, i) => ({ pointer: `/${i}`, message: "is wrong" }));
+    const answer = toProblem(invalidArgument("bad", { errors: items, errorsNotListed: 7 }), request);
+    expect(answer.errors).toEqual(items.slice(0, MAX_LISTED_ISSUES));
+    expect(answer.errorsNotListed).toBe(250 - MAX_LISTED_ISSUES + 7);
+    const mirror = toProblem(new MirrorError(items, 3), request);
+    expect(mirror.errors).toHaveLength(MAX_LISTED_ISSUES);
+    expect(mirror.errorsNotListed).toBe(250 - MAX_LISTED_ISSUES + 3);
+    expect(toProblem(invalidArgument("bad", { errors: items.slice(0, 2) }), request)).not.toHaveProperty("errorsNotListed");
+  });
+
   it.each([
     [new GrpcError(Code.NOT_FOUND, "job a not found"), 404, "NOT_FOUND", "job a not found"],
     [new GrpcError(Code.ALREADY_EXISTS, "exists"), 409, "ALREADY_EXISTS", "exists"],

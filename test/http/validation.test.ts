@@ -7,7 +7,8 @@ import { Type } from "@sinclair/typebox";
 import type { TSchema } from "@sinclair/typebox";
 import { Int64String } from "../../schemas/common.js";
 import { ID_PATTERN, ID_PATTERN_MESSAGE } from "../../src/lexical/ids.js";
-import { validationItems, validatorCompiler } from "../../src/http/validation.js";
+import { MAX_VALUES_FULLY_CHECKED, validationItems, validatorCompiler } from "../../src/http/validation.js";
+import { MAX_LISTED_ISSUES } from "../../src/json/errors.js";
 import type { RequestPart } from "../../src/http/validation.js";
 
 /** Validates `value` as `part` of a request; Ajv's errors (none when it passes). */
@@ -18,7 +19,7 @@ function errorsOf(schema: TSchema, part: RequestPart, value: unknown): ErrorObje
   return validate(value) ? [] : (validate.errors ?? []);
 }
 
-const itemsOf = (schema: TSchema, part: RequestPart, value: unknown) => validationItems(errorsOf(schema, part, value), part);
+const itemsOf = (schema: TSchema, part: RequestPart, value: unknown) => validationItems(errorsOf(schema, part, value), part).items;
 
 const State = Type.Union([Type.Literal("READY"), Type.Literal("RUNNING"), Type.Integer()]);
 
@@ -59,6 +60,32 @@ describe("validatorCompiler", () => {
       { pointer: "/a", message: "is required" },
       { pointer: "/b", message: "is required" },
     ]);
+  });
+
+  it("reports every error of a body of MAX_VALUES_FULLY_CHECKED values, and only the first of a larger one", () => {
+    const schema = Type.Object({ tags: Type.Record(Type.String(), Type.String()) });
+    const tags = (count: number) => ({ tags: Object.fromEntries(Array.from({ length: count }, (_, i) => [`k${i}`, i])) });
+    // The body itself is one value more than its tags.
+    const small = validationItems(errorsOf(schema, "body", tags(MAX_VALUES_FULLY_CHECKED - 1)), "body");
+    expect(small.items).toHaveLength(MAX_LISTED_ISSUES);
+    expect(small.notListed).toBe(MAX_VALUES_FULLY_CHECKED - 1 - MAX_LISTED_ISSUES);
+    expect(errorsOf(schema, "body", tags(MAX_VALUES_FULLY_CHECKED))).toHaveLength(1);
+    expect(errorsOf(schema, "body", tags(100_000))).toEqual([expect.objectContaining({ instancePath: "/tags/k0" })]);
+  });
+
+  it("still checks a large body that is valid", () => {
+    const schema = Type.Object({ tags: Type.Record(Type.String(), Type.String()) });
+    expect(errorsOf(schema, "body", { tags: Object.fromEntries(Array.from({ length: 5_000 }, (_, i) => [`k${i}`, "v"])) })).toEqual([]);
+  });
+});
+
+describe("validationItems' cap", () => {
+  it("lists MAX_LISTED_ISSUES items and counts the rest, of 100,000 errors, at the cost of few", () => {
+    const schema = Type.Array(Type.String());
+    const errors = errorsOf(schema, "querystring", Array.from({ length: 100_000 }, () => ({})));
+    const { items, notListed } = validationItems(errors, "querystring");
+    expect(items).toHaveLength(MAX_LISTED_ISSUES);
+    expect(notListed).toBe(100_000 - MAX_LISTED_ISSUES);
   });
 });
 

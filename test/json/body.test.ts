@@ -3,7 +3,8 @@
 // exactly as JSON.parse reads it.
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { JsonBodyError, firstInvalidUtf8, parseJsonBody } from "../../src/json/body.js";
+import { JsonBodyError, MAX_DEPTH, firstInvalidUtf8, parseJsonBody } from "../../src/json/body.js";
+import { MAX_LISTED_ISSUES } from "../../src/json/errors.js";
 
 function refusal(text: string | Buffer): { detail: string; errors: readonly { pointer: string; message: string }[] } {
   try {
@@ -13,6 +14,16 @@ function refusal(text: string | Buffer): { detail: string; errors: readonly { po
     throw error;
   }
   throw new Error(`accepted ${String(text)}`);
+}
+
+function refusalError(text: string): JsonBodyError {
+  try {
+    parseJsonBody(Buffer.from(text));
+  } catch (error) {
+    if (error instanceof JsonBodyError) return error;
+    throw error;
+  }
+  throw new Error(`accepted ${text}`);
 }
 
 const pointers = (text: string): string[] => refusal(text).errors.map((e) => e.pointer);
@@ -47,22 +58,33 @@ describe("repeated keys", () => {
     expect(parseJsonBody(Buffer.from('{"a" :":",\n"b"\t: "x\\":y"}'))).toEqual({ a: ":", b: 'x":y' });
   });
 
-  it("finds a repeat nested deeper than the quick count goes", () => {
-    const deep = (inner: string) => `${'{"n":['.repeat(200)}${inner}${"]}".repeat(200)}`;
-    expect(pointers(deep('{"k":1,"k":2}'))).toEqual([`${"/n/0".repeat(200)}/k`]);
+  it("finds a repeat as deep as a body may nest", () => {
+    const deep = (inner: string) => `${'{"n":['.repeat(15)}${inner}${"]}".repeat(15)}`;
+    expect(pointers(deep('{"k":1,"k":2}'))).toEqual([`${"/n/0".repeat(15)}/k`]);
     expect(parseJsonBody(Buffer.from(deep('{"k":1}')))).toBeTypeOf("object");
   });
 
-  it("reads a body nested far deeper than a recursive count could go (100,000 arrays), and finds a repeat inside it", () => {
-    const depth = 100_000;
-    const nested = (inner: string) => `${"[".repeat(depth)}${inner}${"]".repeat(depth)}`;
-    expect(parseJsonBody(Buffer.from(nested('{"k":1}')))).toBeInstanceOf(Array);
-    expect(refusal(nested('{"k":1,"k":2}')).errors).toEqual([{ pointer: `${"/0".repeat(depth)}/k`, message: "is a repeated key (each name may appear once in an object)" }]);
+  it("lists the first 100 offenders of a body of 100,000 repeats, counts at least one more, and stops there", () => {
+    const body = `{"tags":{${Array.from({ length: 100_000 }, () => '"k":"v"').join(",")}}}`;
+    const error = (() => {
+      try {
+        parseJsonBody(Buffer.from(body));
+      } catch (caught) {
+        return caught as JsonBodyError;
+      }
+      throw new Error("accepted");
+    })();
+    expect(error.errors).toHaveLength(MAX_LISTED_ISSUES);
+    expect(error.errors[0]).toEqual({ pointer: "/tags/k", message: "is a repeated key (each name may appear once in an object)" });
+    // The scan stops at the first offender past the list: the count is a lower bound.
+    expect(error.notListed).toBe(1);
   });
 
-  it("reads objects nested 100,000 deep too", () => {
-    const depth = 100_000;
-    expect(parseJsonBody(Buffer.from(`${'{"a":'.repeat(depth)}1${"}".repeat(depth)}`))).toBeTypeOf("object");
+  it("lists 100 of 60,000 prototype-poisoning keys", () => {
+    const error = refusalError(`[${Array.from({ length: 60_000 }, () => '{"__proto__":1}').join(",")}]`);
+    expect(error.errors).toHaveLength(MAX_LISTED_ISSUES);
+    expect(error.errors[99]).toEqual({ pointer: "/99/__proto__", message: "is not allowed (a prototype-poisoning key)" });
+    expect(error.notListed).toBeGreaterThan(0);
   });
 
   // Each text below writes as many `":` as the value keeps keys, so only the exact scan can find its repeat.
@@ -85,6 +107,30 @@ describe("repeated keys", () => {
 
   it("accepts strings ending in escaped backslashes next to keys", () => {
     expect(parseJsonBody(Buffer.from('{"a\\\\":"\\\\","b":"x\\\\\\""}'))).toEqual({ "a\\": "\\", b: 'x\\"' });
+  });
+});
+
+describe("nesting", () => {
+  it("reads arrays and objects nested as deep as the limit", () => {
+    expect(parseJsonBody(Buffer.from(`${"[".repeat(MAX_DEPTH)}${"]".repeat(MAX_DEPTH)}`))).toBeInstanceOf(Array);
+    expect(parseJsonBody(Buffer.from(`${'{"a":'.repeat(MAX_DEPTH)}1${"}".repeat(MAX_DEPTH)}`))).toBeTypeOf("object");
+  });
+
+  it("refuses one level deeper, naming the limit and where it was passed", () => {
+    expect(refusal(`${"[".repeat(MAX_DEPTH + 1)}${"]".repeat(MAX_DEPTH + 1)}`)).toEqual({
+      detail: `the request body nests arrays and objects deeper than ${MAX_DEPTH}`,
+      errors: [{ pointer: "", message: `nests deeper than ${MAX_DEPTH} arrays and objects (at character ${MAX_DEPTH})` }],
+    });
+  });
+
+  it("refuses 500,000 nested arrays before parsing them", () => {
+    expect(refusal(`${"[".repeat(500_000)}${"]".repeat(500_000)}`).detail).toBe(`the request body nests arrays and objects deeper than ${MAX_DEPTH}`);
+  });
+
+  it("counts no brackets inside strings, escaped quotes included, and tolerates a string left open", () => {
+    const brackets = `"${'\\"[{'.repeat(100)}"`;
+    expect(parseJsonBody(Buffer.from(`{"a":[${brackets}]}`))).toEqual({ a: [JSON.parse(brackets) as string] });
+    expect(refusal(`["${"[".repeat(100)}`).detail).toBe("the request body is not valid JSON");
   });
 });
 

@@ -158,3 +158,41 @@ describe("malformed requests", () => {
     expect(({} as Record<string, unknown>).admin).toBeUndefined();
   });
 });
+
+// The hostile-input probe's bodies (issue 29, row 4): each a cheap request that once cost the
+// event loop a second and answered megabytes. Each is now a 400 of a few KB, nothing written.
+const HOSTILE_BODIES: readonly { readonly name: string; readonly body: string; readonly detail: string }[] = [
+  {
+    name: "700 KB of one repeated tag (×100,000)",
+    body: job({}).replace(/}$/, `,"tags":{${Array.from({ length: 100_000 }, () => '"k":"v"').join(",")}}}`),
+    detail: "the request body repeats a key or has a forbidden one",
+  },
+  {
+    name: "60,000 {\"__proto__\":1}",
+    body: `[${Array.from({ length: 60_000 }, () => '{"__proto__":1}').join(",")}]`,
+    detail: "the request body repeats a key or has a forbidden one",
+  },
+  { name: "500,000 nested arrays", body: `${"[".repeat(500_000)}${"]".repeat(500_000)}`, detail: "the request body nests arrays and objects deeper than 32" },
+  {
+    name: "100,000 services that are not objects",
+    body: job({ services: Array.from({ length: 100_000 }, () => 1) }),
+    detail: "the request body is invalid",
+  },
+];
+
+/** What a problem answering a hostile body may weigh at most: its hundred items and the rest. */
+const MAX_ANSWER_BYTES = 16 * 1024;
+
+describe("hostile bodies", () => {
+  it.each(HOSTILE_BODIES)("$name: a 400 of a few KB, listing 100 errors at most, nothing written", async ({ body, detail }) => {
+    const before = (await gw.jobs()).map((j) => toBinary(JobSchema, j));
+    const res = await gw.app.inject({ method: "POST", url: "/v1/jobs", headers: JSON_CT, payload: body });
+    expect(res.statusCode).toBe(400);
+    expect(res.rawPayload.length).toBeLessThan(MAX_ANSWER_BYTES);
+    const problem = res.json<{ detail: string; errors: unknown[]; errorsNotListed?: number }>();
+    expect(problem.detail).toBe(detail);
+    expect(problem.errors.length).toBeLessThanOrEqual(100);
+    if (problem.errors.length === 100) expect(problem.errorsNotListed).toBeGreaterThan(0);
+    expect((await gw.jobs()).map((j) => toBinary(JobSchema, j))).toEqual(before);
+  });
+});
