@@ -1,5 +1,7 @@
 // Builds the gateway's Fastify app without listening: validation, errors, request ids, and
 // the routes. main.ts (and the tests) decide where it listens and which Manager it talks to.
+import { maxHeaderSize } from "node:http";
+import type { Http2SecureServer } from "node:http2";
 import Fastify, { LogController } from "fastify";
 import type {
   FastifyBaseLogger,
@@ -32,7 +34,7 @@ import { corsEnabled, corsPluginOptions } from "./server/cors.js";
 import type { CorsOptions } from "./server/cors.js";
 import { crossSiteGuard } from "./server/cross-site.js";
 import type { CrossSiteOptions } from "./server/cross-site.js";
-import { SERVER_LIMITS_DEFAULTS, applyHttp1Limits, limitConnections, secureServerOptions, serverOptions } from "./server/limits.js";
+import { SERVER_LIMITS_DEFAULTS, applyHttp1Limits, applyHttp2Limits, headerListTooLarge, limitConnections, secureServerOptions, serverOptions } from "./server/limits.js";
 import type { ServerLimits } from "./server/limits.js";
 import { accessLogHook } from "./telemetry/access-log.js";
 import { httpMetricsHook, noteRequestBody } from "./telemetry/http-metrics.js";
@@ -193,6 +195,7 @@ function createServer(options: AppOptions, limits: ServerLimits): GatewayApp {
   const secure = { ...common, ...secureServerOptions(limits, options.tls) } as unknown as FastifyServerOptions;
   const app = Fastify(secure).withTypeProvider<TypeBoxTypeProvider>();
   applyHttp1Limits(app.server, limits);
+  applyHttp2Limits(app.server as unknown as Http2SecureServer, limits);
   return app;
 }
 
@@ -230,6 +233,10 @@ function addObservingHooks(app: GatewayApp, options: AppOptions): void {
   if (options.metrics !== undefined) app.addHook("onRequest", httpMetricsHook(options.metrics));
   app.addHook("onRequest", (request, reply, done) => {
     void reply.header("x-request-id", request.id);
+    if (headerListTooLarge(request.raw)) {
+      done(problem("REQUEST_HEADER_FIELDS_TOO_LARGE", `the request's header list is larger than ${maxHeaderSize} bytes`));
+      return;
+    }
     // RFC 9112 §3.2: an HTTP/1.1 request without Host is a 400.
     if (request.raw.httpVersion === "1.1" && request.headers.host === undefined) {
       done(invalidArgument("the request has no Host header", { errors: [{ header: "host", message: "is required in HTTP/1.1" }] }));

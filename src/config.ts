@@ -141,6 +141,14 @@ export const ConfigSchema = Type.Object(
       default: 10_000,
       description: "connections open at once; one more is closed as soon as it is accepted",
     }),
+    // A client that opens streams without end on one HTTP/2 connection holds as much as that
+    // many connections would; a browser opens at most about this many (Chromium, Firefox: 100).
+    maxStreams: Type.Integer({
+      minimum: 1,
+      maximum: 10_000,
+      default: 100,
+      description: "requests in flight at once on one HTTP/2 connection (SETTINGS_MAX_CONCURRENT_STREAMS); one more is refused",
+    }),
     shutdownTimeoutMs: Type.Integer({
       minimum: 0,
       maximum: 3_600_000,
@@ -206,6 +214,7 @@ export const SETTINGS: readonly Setting[] = [
   { key: "bodyTimeoutMs", flag: "body-timeout", env: "BODY_TIMEOUT_MS" },
   { key: "idleTimeoutMs", flag: "idle-timeout", env: "IDLE_TIMEOUT_MS" },
   { key: "maxConnections", flag: "max-connections", env: "MAX_CONNECTIONS" },
+  { key: "maxStreams", flag: "max-streams", env: "MAX_STREAMS" },
   { key: "shutdownTimeoutMs", flag: "shutdown-timeout", env: "SHUTDOWN_TIMEOUT_MS" },
   { key: "allowedOrigins", flag: "allowed-origin", env: "ALLOWED_ORIGINS" },
   { key: "allowedHosts", flag: "allowed-host", env: "ALLOWED_HOSTS" },

@@ -199,6 +199,7 @@ function appOptions(config: Config, connection: ManagerConnection, logger: AppOp
       bodyTimeoutMs: config.bodyTimeoutMs,
       idleTimeoutMs: config.idleTimeoutMs,
       maxConnections: config.maxConnections,
+      maxStreams: config.maxStreams,
     },
     crossSite: {
       allowedHosts: config.allowedHosts ?? defaultAllowedHosts(config.host),

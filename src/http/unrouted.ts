@@ -57,6 +57,13 @@ export interface RequestTimeouts {
   readonly bodyTimeoutMs: number;
 }
 
+/** The detail of a 408: which part of the request did not arrive in time (HTTP/1.1 and HTTP/2 alike). */
+export function requestTimeoutDetail(part: "headers" | "body", timeouts: RequestTimeouts): string {
+  return part === "headers"
+    ? `the request's headers did not arrive within ${timeouts.headerTimeoutMs} ms`
+    : `the request did not arrive in full within ${timeouts.bodyTimeoutMs} ms`;
+}
+
 /** What a parser error (llhttp's HPE_* codes, or node's own) is answered with. */
 function clientErrorAnswer(error: ConnectionError, socket: Socket, timeouts: RequestTimeouts): { failure: Failure; detail: string } {
   const { code } = error;
@@ -65,9 +72,7 @@ function clientErrorAnswer(error: ConnectionError, socket: Socket, timeouts: Req
   }
   if (code === "ERR_HTTP_REQUEST_TIMEOUT") {
     // node times out headers and whole requests alike; a request whose headers arrived has a response.
-    return currentResponse(socket) === undefined
-      ? { failure: "REQUEST_TIMEOUT", detail: `the request's headers did not arrive within ${timeouts.headerTimeoutMs} ms` }
-      : { failure: "REQUEST_TIMEOUT", detail: `the request did not arrive in full within ${timeouts.bodyTimeoutMs} ms` };
+    return { failure: "REQUEST_TIMEOUT", detail: requestTimeoutDetail(currentResponse(socket) === undefined ? "headers" : "body", timeouts) };
   }
   if (code === "HPE_CHUNK_EXTENSIONS_OVERFLOW") return { failure: "CONTENT_TOO_LARGE", detail: "the chunk extensions of the body are too large" };
   if (FRAMING.has(code)) {
