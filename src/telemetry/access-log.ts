@@ -4,7 +4,7 @@
 // are left out: a kubelet asks every few seconds, and what matters about readiness, a change
 // of state, is logged by the readiness route itself (src/routes/health.ts).
 import type { FastifyReply, FastifyRequest, onRequestHookHandler } from "fastify";
-import { bytesWrittenOf, contentLength, routeOf, traceIdOfHeader } from "./request-facts.js";
+import { bytesWrittenOf, contentLength, routeOf, statusAnswered, watchClientLeaving, traceIdOfHeader } from "./request-facts.js";
 
 /** Which requests get a line: every one, those answered 4xx/5xx (or cut), or none. */
 export type AccessLogMode = "on" | "errors" | "off";
@@ -25,6 +25,7 @@ export interface AccessLine {
   readonly method: string;
   /** The route's template ("/v1/jobs/:jobId"), never the raw path; null when no route matched. */
   readonly route: string | null;
+  /** The status sent, or 499 (CLIENT_CLOSED_REQUEST) when the client left before any answer was. */
   readonly status: number;
   /** From the request's arrival to the answer's last byte (or the connection's end), in ms. */
   readonly durationMs: number;
@@ -47,6 +48,7 @@ export function accessLogHook(options: AccessLogOptions): onRequestHookHandler {
     }
     const started = performance.now();
     const written = bytesWrittenOf(request) ?? 0;
+    watchClientLeaving(request, reply);
     reply.raw.once("close", () => {
       const line = lineOf(request, reply, { route, started, written, traceId: traceIdOf(request) });
       if (errorsOnly && line.status < 400 && line.aborted !== true) return;
@@ -70,7 +72,7 @@ function lineOf(request: FastifyRequest, reply: FastifyReply, start: Start): Acc
   return {
     method: request.method,
     route: start.route,
-    status: reply.statusCode,
+    status: statusAnswered(request, reply),
     durationMs,
     bytes,
     ...(start.traceId === undefined ? {} : { traceId: start.traceId }),

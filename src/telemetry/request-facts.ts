@@ -31,3 +31,33 @@ export function contentLength(reply: FastifyReply): number {
   const header = reply.getHeader("content-length");
   return header === undefined ? 0 : Number(header);
 }
+
+/**
+ * nginx's "client closed request": the status logged and counted for a request whose client
+ * left (an HTTP/2 stream reset, a connection closed, a body never finished) before any answer
+ * was sent. It is never sent; the 200 a reply holds until it is answered would be a lie.
+ */
+export const CLIENT_CLOSED_REQUEST = 499;
+
+/** Requests whose client left before an answer was begun, and those being watched for it. */
+const leftUnanswered = new WeakSet<FastifyRequest>();
+const watched = new WeakSet<FastifyRequest>();
+
+/**
+ * Notes when the client of `request` leaves (a stream reset, a connection closed, a body cut
+ * off) before an answer was begun. Called when the request arrives; once per request, whoever
+ * calls it. What fastify answers after that (a 400 for the body it could not finish) reaches
+ * no one, so it is not the request's status.
+ */
+export function watchClientLeaving(request: FastifyRequest, reply: FastifyReply): void {
+  if (watched.has(request)) return;
+  watched.add(request);
+  request.raw.once("aborted", () => {
+    if (!reply.raw.headersSent) leftUnanswered.add(request);
+  });
+}
+
+/** The status a request was answered with, once its answer is over: CLIENT_CLOSED_REQUEST when none was begun before the client left. */
+export function statusAnswered(request: FastifyRequest, reply: FastifyReply): number {
+  return leftUnanswered.has(request) || !reply.raw.headersSent ? CLIENT_CLOSED_REQUEST : reply.statusCode;
+}

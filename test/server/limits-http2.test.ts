@@ -5,7 +5,7 @@
 // unfinished cut. Deadlines are short here so that the tests wait little; none is timed.
 import { connect as tcpConnect } from "node:net";
 import { maxHeaderSize } from "node:http";
-import { connect } from "node:http2";
+import { connect, constants as http2Constants } from "node:http2";
 import type { ClientHttp2Session, IncomingHttpHeaders } from "node:http2";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestGateway } from "../helpers/gateway.js";
@@ -13,6 +13,7 @@ import type { TestGateway } from "../helpers/gateway.js";
 import { makeCertificates } from "../helpers/certificates.js";
 import type { Certificates } from "../helpers/certificates.js";
 import { FLAG, FRAME, frame, headerBlock, rawSession } from "../helpers/h2-frames.js";
+import { GatewayMetrics } from "../../src/telemetry/metrics.js";
 
 const MAX_STREAMS = 4;
 const HEADER_TIMEOUT_MS = 300;
@@ -20,6 +21,7 @@ const BODY_TIMEOUT_MS = 400;
 /** RFC 9113 §7 error codes. */
 const REFUSED_STREAM = 0x7;
 
+const metrics = new GatewayMetrics();
 let certs: Certificates;
 let gw: TestGateway;
 let port = 0;
@@ -30,6 +32,7 @@ beforeAll(async () => {
   gw = await startTestGateway({
     tls: { cert: certs.read(certs.server.cert), key: certs.read(certs.server.key) },
     limits: { maxStreams: MAX_STREAMS, headerTimeoutMs: HEADER_TIMEOUT_MS, bodyTimeoutMs: BODY_TIMEOUT_MS },
+    metrics,
   });
   await gw.app.listen({ port: 0, host: "127.0.0.1" });
   const address = gw.app.server.address();
@@ -139,4 +142,30 @@ describe("HTTP/2 limits", () => {
     await new Promise<void>((resolve) => socket.once("close", () => { resolve(); }));
     expect(socket.bytesRead).toBe(0);
   });
+
+  it("counts a stream the client reset before any answer as 499 (client closed request), and writes nothing of its body", async () => {
+    const closedBefore = await countOf("499");
+    const raw = await rawSession(port, certs.read(certs.ca.cert));
+    // A whole job, but no END_STREAM: more was to come when the client reset the stream.
+    const job = Buffer.from(JSON.stringify({ jobId: "cut-off", startDateTime: "2026-01-01T00:00:00Z" }));
+    raw.write(Buffer.concat([frame(FRAME.HEADERS, FLAG.END_HEADERS, 1, headerBlock(post("/v1/jobs"))), frame(FRAME.DATA, 0, 1, job)]));
+    while ((await inFlight()) === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    const cancel = Buffer.alloc(4);
+    cancel.writeUInt32BE(http2Constants.NGHTTP2_CANCEL);
+    raw.write(frame(FRAME.RST_STREAM, 0, 1, cancel));
+    while ((await countOf("499")) === closedBefore) await new Promise((resolve) => setTimeout(resolve, 5));
+    raw.socket.destroy();
+    expect(await countOf("499")).toBe(closedBefore + 1);
+    expect((await gw.jobs()).map((j) => j.jobId)).not.toContain("cut-off");
+  });
 });
+
+async function countOf(status: string, method = "POST"): Promise<number> {
+  const metric = await metrics.httpRequests.get();
+  return metric.values.filter((v) => v.labels.status === status && v.labels.method === method).reduce((sum, v) => sum + v.value, 0);
+}
+
+async function inFlight(): Promise<number> {
+  const metric = await metrics.httpInFlight.get();
+  return metric.values.filter((v) => v.labels.method === "POST").reduce((sum, v) => sum + v.value, 0);
+}
