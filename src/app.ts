@@ -16,7 +16,7 @@ import type { ManagerConnection } from "./grpc/manager-connection.js";
 import { PROBLEM_CONTENT_TYPE, invalidArgument, problem, toProblem } from "./http/problem.js";
 import { requestIdOf } from "./http/request-id.js";
 import { bodilessAnswers } from "./http/bodiless.js";
-import { clientErrorHandler, expectationHandler, frameworkErrorHandler } from "./http/unrouted.js";
+import { clientErrorHandler, connectHandler, expectationHandler, frameworkErrorHandler } from "./http/unrouted.js";
 import { parseJsonBody } from "./json/body.js";
 import { serializerOptions, validatorCompiler } from "./http/validation.js";
 import { DOCUMENT_TITLE, registerOpenApi } from "./openapi/register.js";
@@ -138,6 +138,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.setValidatorCompiler(validatorCompiler);
 
   app.server.on("checkExpectation", expectationHandler(app.log));
+  app.server.on("connect", connectHandler(app.log));
 
   addBodyParsers(app, options.metrics !== undefined);
   addObservingHooks(app, options);

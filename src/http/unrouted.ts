@@ -149,3 +149,29 @@ export function expectationHandler(log: FastifyBaseLogger): (request: IncomingMe
     response.end(body);
   };
 }
+
+/**
+ * The server's 'connect' listener: CONNECT asks for a tunnel, which this gateway, not a proxy,
+ * never opens. node would close the connection without a word; a 405 problem says why. Over
+ * HTTP/1.1 the connection is handed over as a socket (closed after the answer); over HTTP/2
+ * the request has a response of its own.
+ */
+export function connectHandler(log: FastifyBaseLogger): (request: IncomingMessage, target: Socket | ServerResponse) => void {
+  return (request, target) => {
+    const id = requestIdOf(request.headers["x-request-id"]);
+    const problem = unroutedProblem("METHOD_NOT_ALLOWED", "CONNECT is not served: this gateway opens no tunnels", id);
+    log.debug({ requestId: id, instance: problem.instance }, "CONNECT refused");
+    const body = JSON.stringify(problem);
+    const headers = { "content-type": PROBLEM_CONTENT_TYPE, "content-length": Buffer.byteLength(body), "x-request-id": id, allow: "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS" };
+    if ("writeHead" in target) {
+      target.writeHead(problem.status, headers);
+      target.end(body);
+      return;
+    }
+    if (target.writable) {
+      const lines = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join("");
+      target.end(`HTTP/1.1 ${problem.status} ${problem.title}\r\n${lines}connection: close\r\n\r\n${body}`);
+    }
+    target.destroySoon();
+  };
+}

@@ -117,11 +117,23 @@ export function crossSiteGuard(options: CrossSiteOptions): (request: FastifyRequ
   };
 }
 
-/** The Host header, or in HTTP/2 the :authority pseudo-header that stands for it (RFC 9113 §8.3.1). */
+/**
+ * The authority the request is addressed to: that of an absolute-form request target
+ * (`GET http://name/v1/jobs HTTP/1.1`), which RFC 9112 §3.2.2 puts before Host; else the Host
+ * header, or in HTTP/2 the :authority pseudo-header that stands for it (RFC 9113 §8.3.1).
+ */
 function authorityOf(request: FastifyRequest): string | undefined {
+  const target = request.raw.url ?? "";
+  if (!target.startsWith("/")) {
+    const absolute = ABSOLUTE_FORM.exec(target);
+    if (absolute !== null) return absolute[1] ?? "";
+  }
   const authority = request.headers.host ?? request.headers[":authority"];
   return typeof authority === "string" ? authority : undefined;
 }
+
+/** An absolute-form request target's authority: what lies between "scheme://" and the path. */
+const ABSOLUTE_FORM = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/([^/?#]*)/;
 
 function parseListedHost(entry: string): Authority {
   const host = parseAuthority(entry);
