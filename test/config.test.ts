@@ -24,6 +24,7 @@ describe("loadConfig", () => {
       bodyTimeoutMs: 30_000,
       idleTimeoutMs: 72_000,
       maxConnections: 10_000,
+      maxStreams: 100,
       shutdownTimeoutMs: 25_000,
       allowedOrigins: [],
       corsOrigins: [],
@@ -40,8 +41,8 @@ describe("loadConfig", () => {
 
   it("reads the server limits, the shutdown deadline and the cross-site lists", () => {
     expect(
-      config(["--header-timeout", "300", "--body-timeout", "400", "--idle-timeout", "500", "--max-connections", "3", "--shutdown-timeout", "0"]),
-    ).toMatchObject({ headerTimeoutMs: 300, bodyTimeoutMs: 400, idleTimeoutMs: 500, maxConnections: 3, shutdownTimeoutMs: 0 });
+      config(["--header-timeout", "300", "--body-timeout", "400", "--idle-timeout", "500", "--max-connections", "3", "--max-streams", "7", "--shutdown-timeout", "0"]),
+    ).toMatchObject({ headerTimeoutMs: 300, bodyTimeoutMs: 400, idleTimeoutMs: 500, maxConnections: 3, maxStreams: 7, shutdownTimeoutMs: 0 });
     expect(
       config([], {
         ALLOWED_ORIGINS: "https://ui.example.com, http://localhost:3000,",
