@@ -139,8 +139,8 @@ export function applyHttp2Limits(server: Http2SecureServer, limits: ServerLimits
   server.on("session", (session: ServerHttp2Session) => {
     const watch: HeaderWatch = { delivered: 0, pending: 0, since: 0 };
     sessions.set(session, watch);
-    session.on("stream", (_stream, _headers, _flags) => {
-      watch.delivered = Math.max(watch.delivered, _stream.id ?? 0);
+    session.on("stream", (stream) => {
+      watch.delivered = Math.max(watch.delivered, stream.id ?? 0);
     });
     session.once("close", () => sessions.delete(session));
   });
