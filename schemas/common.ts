@@ -4,7 +4,6 @@
 import { Type } from "@sinclair/typebox";
 import type { Static, TSchema, TUnsafe } from "@sinclair/typebox";
 import { ID_MAX_LENGTH, ID_PATTERN, ID_RULE } from "../src/lexical/ids.js";
-import { MAX_LISTED_ISSUES } from "../src/json/errors.js";
 import "./formats.js";
 
 /** A copy of `schema` with its own description (and examples, when given). */
@@ -130,6 +129,14 @@ export function MapOf<T extends TSchema>(value: T, description: string, ...examp
 }
 
 export const StringMap = MapOf(Type.String(), "A map of strings.", { env: "prod" });
+
+/**
+ * The most items a problem's `errors` lists. A hostile body can hold a hundred thousand faults
+ * in a few hundred KB; listing them all would cost the gateway seconds and the client
+ * megabytes, while a client fixing a body by hand reads the first few. Past this many, only
+ * their number is kept (errorsNotListed), and a check may stop at the first one past it.
+ */
+export const MAX_LISTED_ISSUES = 100;
 
 export const ProblemItemJson = named(
   Type.Object(

@@ -2,6 +2,7 @@
 // request body wants the whole list, not one error per round trip) and throws them together
 // as one MirrorError whose items are RFC 6901 JSON Pointers into the input, ready to become the
 // `errors` of an RFC 9457 problem.
+import { MAX_LISTED_ISSUES } from "../../schemas/common.js";
 
 /** One thing wrong with a JSON value: where (JSON Pointer into the input) and what. */
 export interface MirrorIssue {
@@ -9,13 +10,8 @@ export interface MirrorIssue {
   readonly message: string;
 }
 
-/**
- * The most issues an error lists. A hostile body can hold a hundred thousand faults in a few
- * hundred KB; listing them all would cost the gateway seconds and the client megabytes, while
- * a client fixing a body by hand reads the first few. Past this many, only their number is
- * kept (a problem's errorsNotListed), and a check may stop at the first one past it.
- */
-export const MAX_LISTED_ISSUES = 100;
+// Said once, with the problem's schema, which documents it.
+export { MAX_LISTED_ISSUES };
 
 export class MirrorError extends Error {
   override readonly name = "MirrorError";
