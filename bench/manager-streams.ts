@@ -47,6 +47,8 @@ const CLOCK_TICK_MS = 10;
 /** How long an open may take before it counts as failed (the gateway's start deadline). */
 const OPEN_DEADLINE_MS = 10_000;
 const SETTLE_MS = 3_000;
+/** Distinct error messages of the opens and stalled searches, reported at the end. */
+const errors = new Set<string>();
 
 function benchJob(id: string, bytes: number, start?: bigint): Job {
   return create(JobSchema, {
@@ -103,7 +105,8 @@ function openOnce(channel: GrpcClient, window: number): { done: Promise<number>;
     call.on("data", (bytes: Buffer) => {
       if (fromBinary(EventStreamEventSchema, bytes).event.case === "initialDataComplete") resolve(performance.now() - started);
     });
-    call.on("error", () => {
+    call.on("error", (error: Error) => {
+      errors.add(error.message.split(",")[0] ?? "");
       resolve(Number.POSITIVE_INFINITY);
     });
     call.on("end", () => {
@@ -177,7 +180,9 @@ async function stalled(address: string, pid: number): Promise<void> {
       (b: Buffer) => b,
       request,
     );
-    call.on("error", () => undefined);
+    call.on("error", (error: Error) => {
+      if (!error.message.includes("Cancelled")) errors.add(error.message.split(",")[0] ?? "");
+    });
     calls.push(call);
   }
   await new Promise((r) => setTimeout(r, SETTLE_MS * 2));
@@ -202,6 +207,7 @@ async function main(): Promise<void> {
     console.log(`Manager RSS after storing: ${procStat(manager.pid).rssMb.toFixed(0)} MB`);
     await opens(manager.address, client, manager.pid);
     await stalled(manager.address, manager.pid);
+    for (const message of errors) console.log(`error: ${message.slice(0, 160)}`);
     channel.close();
   } finally {
     await manager.stop();
