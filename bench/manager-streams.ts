@@ -46,7 +46,8 @@ const CREATE_CONCURRENCY = 8;
 const CLOCK_TICK_MS = 10;
 /** How long an open may take before it counts as failed (the gateway's start deadline). */
 const OPEN_DEADLINE_MS = 10_000;
-const SETTLE_MS = 3_000;
+const SETTLE_MS = 5_000;
+const STALL_WATCH_MS = 60_000;
 /** Distinct error messages of the opens and stalled searches, reported at the end. */
 const errors = new Set<string>();
 
@@ -185,14 +186,22 @@ async function stalled(address: string, pid: number): Promise<void> {
     });
     calls.push(call);
   }
-  await new Promise((r) => setTimeout(r, SETTLE_MS * 2));
-  const during = procStat(pid).rssMb;
+  // The peak RSS while they stay open: sampled each second until it has not grown for
+  // SETTLE_MS, at most STALL_WATCH_MS.
+  let during = procStat(pid).rssMb;
+  let grewAt = performance.now();
+  for (const until = performance.now() + STALL_WATCH_MS; performance.now() < until && performance.now() - grewAt < SETTLE_MS; ) {
+    await new Promise((r) => setTimeout(r, 1_000));
+    const rss = procStat(pid).rssMb;
+    if (rss > during + 1) grewAt = performance.now();
+    during = Math.max(during, rss);
+  }
   for (const call of calls) call.cancel();
   for (const channel of channels) channel.close();
   await new Promise((r) => setTimeout(r, SETTLE_MS));
   const released = procStat(pid).rssMb;
   console.log(
-    `${String(STALLED)} stalled JobSearch streams: Manager RSS ${before.toFixed(0)} MB before, ${during.toFixed(0)} MB while open, ` +
+    `${String(STALLED)} stalled JobSearch streams: Manager RSS ${before.toFixed(0)} MB before, ${during.toFixed(0)} MB at most while open, ` +
       `${released.toFixed(0)} MB ${String(SETTLE_MS / 1000)} s after they were cancelled`,
   );
 }
