@@ -94,8 +94,7 @@ export class Store {
   readonly #jobById: Statement<[string], JobRow>;
   readonly #hasJob: Statement<[string], { one: number }>;
   readonly #allJobs: Statement<[], JobRow>;
-  readonly #firstJobs: Statement<[number], JobRow>;
-  readonly #jobsAfter: Statement<[string, number], JobRow>;
+  readonly #pages: PageStatements;
   readonly #jobsInState: Statement<[number], StoredJob>;
   readonly #jobsStartingBy: Statement<[number, bigint, bigint, number], StoredJob>;
   readonly #insertJob: Statement<[string, bigint, Uint8Array, number, bigint | null, number | null]>;
@@ -136,9 +135,7 @@ export class Store {
     this.#jobById = db.prepare<[string], JobRow>("SELECT id, hash, job FROM jobs WHERE id = ?").safeIntegers(true);
     this.#hasJob = db.prepare<[string], { one: number }>("SELECT 1 AS one FROM jobs WHERE id = ?");
     this.#allJobs = db.prepare<[], JobRow>("SELECT id, hash, job FROM jobs ORDER BY id").safeIntegers(true);
-    // Pages in id order, each after the last id of the one before (a seek on the primary key).
-    this.#firstJobs = db.prepare<[number], JobRow>("SELECT id, hash, job FROM jobs ORDER BY id LIMIT ?").safeIntegers(true);
-    this.#jobsAfter = db.prepare<[string, number], JobRow>("SELECT id, hash, job FROM jobs WHERE id > ? ORDER BY id LIMIT ?").safeIntegers(true);
+    this.#pages = preparePages(db);
     // The current picture's jobs, through jobs_by_state: rows of other jobs are never read.
     this.#jobsInState = db.prepare<[number], StoredJob>("SELECT id, job FROM jobs INDEXED BY jobs_by_state WHERE state = ? ORDER BY id");
     const startingBy = "state = ? AND start <= ? AND (start < ? OR start_nanos <= ?)";
@@ -267,11 +264,21 @@ export class Store {
   }
 
   /**
-   * At most `limit` jobs in id order: the first ones, or those after the id `after`. Paging
+   * At most `limit` jobs in id order, the first ones or those after the id `after`, and no
+   * more than `maxBytes` of job bytes together (but always one job, however large). Paging
    * with the last id of each page reads every job once, however the table changes between.
    */
-  jobPage(after: string | undefined, limit: number): JobRow[] {
-    return after === undefined ? this.#firstJobs.all(limit) : this.#jobsAfter.all(after, limit);
+  jobPage(after: string | undefined, limit: number, maxBytes: number = Number.POSITIVE_INFINITY): JobRow[] {
+    let last: string | undefined;
+    let bytes = 0;
+    const pages = this.#pages;
+    for (const { id, size } of after === undefined ? pages.firstSizes.all(limit) : pages.sizesAfter.all(after, limit)) {
+      bytes += size;
+      if (last !== undefined && bytes > maxBytes) break;
+      last = id;
+    }
+    if (last === undefined) return [];
+    return after === undefined ? pages.jobsUpTo.all(last) : pages.jobsBetween.all(after, last);
   }
 
   /**
@@ -395,6 +402,27 @@ export class Store {
   deleteNode(id: string): boolean {
     return this.#deleteNode.run(id).changes === 1;
   }
+}
+
+interface PageStatements {
+  readonly firstSizes: Statement<[number], { id: string; size: number }>;
+  readonly sizesAfter: Statement<[string, number], { id: string; size: number }>;
+  readonly jobsUpTo: Statement<[string], JobRow>;
+  readonly jobsBetween: Statement<[string, string], JobRow>;
+}
+
+/**
+ * Store.jobPage's statements. Pages go in id order, each after the last id of the one before
+ * (a seek on the primary key): first the sizes (length() of a BLOB reads its record header,
+ * not its bytes), then the rows that fit.
+ */
+function preparePages(db: Database.Database): PageStatements {
+  return {
+    firstSizes: db.prepare("SELECT id, length(job) AS size FROM jobs ORDER BY id LIMIT ?"),
+    sizesAfter: db.prepare("SELECT id, length(job) AS size FROM jobs WHERE id > ? ORDER BY id LIMIT ?"),
+    jobsUpTo: db.prepare<[string], JobRow>("SELECT id, hash, job FROM jobs WHERE id <= ? ORDER BY id").safeIntegers(true),
+    jobsBetween: db.prepare<[string, string], JobRow>("SELECT id, hash, job FROM jobs WHERE id > ? AND id <= ? ORDER BY id").safeIntegers(true),
+  };
 }
 
 /** state, start and start_nanos of a job's row (job-index.ts). */

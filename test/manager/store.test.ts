@@ -363,3 +363,19 @@ describe("store: the job index", () => {
     expect(ids(open(dir).jobsInState(Job_JobState.POST))).toEqual(["active", "post"]);
   });
 });
+
+describe("store: search pages", () => {
+  it("bounds a page by count and by bytes, and always holds one job however large", () => {
+    const store = open(dataDir());
+    for (const [id, size] of [["a", 30], ["b", 30], ["c", 30], ["d", 100], ["e", 1]] as const) store.insertJob(id, 1n, new Uint8Array(size));
+    const pages: string[][] = [];
+    for (let after: string | undefined; ; ) {
+      const page = store.jobPage(after, 4, 64);
+      if (page.length === 0) break;
+      pages.push(ids(page));
+      after = page.at(-1)?.id;
+    }
+    expect(pages).toEqual([["a", "b"], ["c"], ["d"], ["e"]]);
+    expect(ids(store.jobPage(undefined, 2))).toEqual(["a", "b"]);
+  });
+});

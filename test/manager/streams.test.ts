@@ -278,7 +278,7 @@ describe("EventStream", () => {
   });
 
   it("ends a subscriber that reads too slowly with RESOURCE_EXHAUSTED", async () => {
-    const h = await harness({ eventQueueLimit: 4 });
+    const h = await harness({ eventQueueBytes: 400_000 });
     const stalled = h.client.eventStream({}, { timeoutMs: 600_000 })[Symbol.asyncIterator]();
     const first = await stalled.next();
     expect(first.done === true ? "ended" : first.value.event.case).toBe("initialDataComplete");
