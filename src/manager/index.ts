@@ -19,7 +19,7 @@ import { managerService } from "./service.js";
 import { Store } from "./store.js";
 import type { StreamCounters } from "./streams.js";
 
-export { IN_MEMORY } from "./store.js";
+export { DataDirError, IN_MEMORY } from "./store.js";
 
 export interface ManagerOptions {
   /** TCP port to listen on; 0 picks a free one (read it from the result). Default: 6790. */

@@ -18,12 +18,20 @@
 //   (measured here: ~5x the cost of a commit) for a protection the design does not ask for
 //   (docs/ARCHITECTURE.md §6); the WAL is still fsynced before each checkpoint.
 // - Statements are prepared once, in the constructor.
-import { mkdirSync } from "node:fs";
+import { closeSync, mkdirSync, openSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import type { Statement } from "better-sqlite3";
 import { jobIndexOf } from "./job-index.js";
 import { MIGRATE_1_TO_2, SCHEMA, SCHEMA_VERSION } from "./schema.js";
+
+/**
+ * The data dir cannot be used (not a directory, not writable, a file SQLite cannot open):
+ * an operator's mistake, which the commands report in one line naming the path (exit 2).
+ */
+export class DataDirError extends Error {
+  override name = "DataDirError";
+}
 
 /** `dataDir` value that keeps everything in memory and nothing on disk. */
 export const IN_MEMORY = ":memory:";
@@ -467,14 +475,38 @@ function migrate1To2(db: Database.Database): void {
   }
 }
 
+/**
+ * The path of `dataDir`'s database. What this creates is private to the Manager's user: the
+ * data dir (and missing parents) 0700, manager.sqlite 0600, whose mode SQLite gives its -wal
+ * and -shm files too. A dir or file that already exists keeps the mode its owner chose.
+ */
+function createPrivately(dataDir: string): string {
+  const file = join(dataDir, "manager.sqlite");
+  try {
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    // "a": created when missing (with this mode), left as it is when present.
+    closeSync(openSync(file, "a", 0o600));
+  } catch (error) {
+    throw new DataDirError(`cannot use the data dir ${dataDir}: ${reason(error)}`);
+  }
+  return file;
+}
+
+/** Why a file operation failed, without the path (the caller names it once): "ENOTDIR: not a directory". */
+function reason(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return message.split(", ")[0] ?? message;
+}
+
 /** The SQLite database of `dataDir` (created, or migrated to SCHEMA_VERSION); refuses a newer one. */
 function openDatabase(dataDir: string): Database.Database {
-  let file = IN_MEMORY;
-  if (dataDir !== IN_MEMORY) {
-    mkdirSync(dataDir, { recursive: true });
-    file = join(dataDir, "manager.sqlite");
+  const file = dataDir === IN_MEMORY ? IN_MEMORY : createPrivately(dataDir);
+  let db: Database.Database;
+  try {
+    db = new Database(file);
+  } catch (error) {
+    throw new DataDirError(`cannot use the data dir ${dataDir}: ${reason(error)}`);
   }
-  const db = new Database(file);
   try {
     db.pragma("journal_mode = WAL");
     db.pragma("synchronous = NORMAL");

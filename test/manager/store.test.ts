@@ -1,10 +1,10 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { existsSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { create, toBinary } from "@bufbuild/protobuf";
 import { JobSchema, Job_JobState } from "../../src/gen/norsk/api/manager_pb.js";
-import { Store } from "../../src/manager/store.js";
+import { DataDirError, Store } from "../../src/manager/store.js";
 import type { NodeRow } from "../../src/manager/store.js";
 import { removeDir, tempDataDir } from "./harness.js";
 
@@ -361,6 +361,42 @@ describe("store: the job index", () => {
     db.prepare("UPDATE jobs SET state = 2 WHERE id = 'active'").run();
     db.close();
     expect(ids(open(dir).jobsInState(Job_JobState.POST))).toEqual(["active", "post"]);
+  });
+});
+
+describe("store: the data dir", () => {
+  it("creates the data dir 0700 and manager.sqlite with its -wal and -shm 0600", () => {
+    const dir = join(dataDir(), "new", "data");
+    // Open, so that the -wal and -shm files exist.
+    open(dir).insertJob("a", 1n, bytes(1));
+    expect(statSync(dir).mode & 0o777).toBe(0o700);
+    expect(statSync(join(dir, "..")).mode & 0o777).toBe(0o700);
+    for (const name of ["manager.sqlite", "manager.sqlite-wal", "manager.sqlite-shm"]) {
+      expect(statSync(join(dir, name)).mode & 0o777).toBe(0o600);
+    }
+  });
+
+  it("leaves the mode of a data dir and database the operator made as they are", () => {
+    const dir = dataDir();
+    chmodSync(dir, 0o750);
+    writeFileSync(join(dir, "manager.sqlite"), "");
+    chmodSync(join(dir, "manager.sqlite"), 0o640);
+    open(dir).insertJob("a", 1n, bytes(1));
+    expect(statSync(dir).mode & 0o777).toBe(0o750);
+    expect(statSync(join(dir, "manager.sqlite")).mode & 0o777).toBe(0o640);
+  });
+
+  it("refuses a data dir it cannot use with a DataDirError naming the path and why", () => {
+    const file = join(dataDir(), "file");
+    writeFileSync(file, "");
+    expect(() => open(join(file, "data"))).toThrow(new DataDirError(`cannot use the data dir ${join(file, "data")}: ENOTDIR: not a directory`));
+    expect(() => open(file)).toThrow(new DataDirError(`cannot use the data dir ${file}: EEXIST: file already exists`));
+  });
+
+  it("refuses a database file SQLite cannot open with a DataDirError", () => {
+    const dir = dataDir();
+    mkdirSync(join(dir, "manager.sqlite"));
+    expect(() => open(dir)).toThrow(DataDirError);
   });
 });
 
