@@ -14,6 +14,8 @@
 // Environment: BENCH_LARGE, BENCH_SMALL, BENCH_OPENS, BENCH_STALLED override the counts.
 import { mkdtemp, rm } from "node:fs/promises";
 import { readFileSync } from "node:fs";
+import { connect, createServer } from "node:net";
+import type { Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client as GrpcClient, credentials } from "@grpc/grpc-js";
@@ -164,17 +166,50 @@ async function opens(address: string, client: Client<typeof Manager>, pid: numbe
   );
 }
 
+/**
+ * A TCP relay to `target`; after deafen() it stops reading what the Manager sends, as a
+ * client that stalls does (a grpc-js client in this process would keep reading regardless).
+ */
+async function relay(target: string): Promise<{ address: string; deafen: () => void; close: () => void }> {
+  const [host = "", port = ""] = target.split(":");
+  const sockets: Socket[] = [];
+  const upstream: Socket[] = [];
+  const server = createServer((inbound) => {
+    const outbound = connect(Number(port), host);
+    upstream.push(outbound);
+    sockets.push(inbound, outbound);
+    inbound.pipe(outbound).pipe(inbound);
+    for (const socket of [inbound, outbound]) socket.on("error", () => undefined);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const bound = server.address();
+  if (bound === null || typeof bound === "string") throw new Error("relay has no port");
+  return {
+    address: `127.0.0.1:${String(bound.port)}`,
+    deafen: () => {
+      for (const socket of upstream) {
+        socket.unpipe();
+        socket.pause();
+      }
+    },
+    close: () => {
+      for (const socket of sockets) socket.destroy();
+      server.close();
+    },
+  };
+}
+
 async function stalled(address: string, pid: number): Promise<void> {
   const before = procStat(pid).rssMb;
+  const proxy = await relay(address);
   const channels = Array.from({ length: Math.ceil(STALLED / STALLED_PER_CHANNEL) }, (_, i) =>
-    new GrpcClient(address, credentials.createInsecure(), { "grpc.use_local_subchannel_pool": 1, "bench.channel": i }),
+    new GrpcClient(proxy.address, credentials.createInsecure(), { "grpc.use_local_subchannel_pool": 1, "bench.channel": i }),
   );
   const request = Buffer.from(toBinary(JobSearchRequestSchema, create(JobSearchRequestSchema, {})));
   const calls: ClientReadableStream<Buffer>[] = [];
   for (let i = 0; i < STALLED; i++) {
     const channel = channels[Math.floor(i / STALLED_PER_CHANNEL)];
     if (channel === undefined) throw new Error("no channel");
-    // Never read: no "data" listener, so the client stops taking messages once its buffer is full.
     const call: ClientReadableStream<Buffer> = channel.makeServerStreamRequest(
       `/${Manager.typeName}/JobSearch`,
       (r: Buffer) => r,
@@ -184,8 +219,12 @@ async function stalled(address: string, pid: number): Promise<void> {
     call.on("error", (error: Error) => {
       if (!error.message.includes("Cancelled")) errors.add(error.message.split(",")[0] ?? "");
     });
+    call.on("data", () => undefined);
     calls.push(call);
   }
+  // Every call has reached the Manager (its first answers came back): from now on none is read.
+  await new Promise((r) => setTimeout(r, 1_000));
+  proxy.deafen();
   // The peak RSS while they stay open: sampled each second until it has not grown for
   // SETTLE_MS, at most STALL_WATCH_MS.
   let during = procStat(pid).rssMb;
@@ -198,6 +237,7 @@ async function stalled(address: string, pid: number): Promise<void> {
   }
   for (const call of calls) call.cancel();
   for (const channel of channels) channel.close();
+  proxy.close();
   await new Promise((r) => setTimeout(r, SETTLE_MS));
   const released = procStat(pid).rssMb;
   console.log(
