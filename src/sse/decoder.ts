@@ -9,6 +9,7 @@
 import { fromBinary } from "@bufbuild/protobuf";
 import type { DescMessage, MessageShape } from "@bufbuild/protobuf";
 import { messageToJson } from "../json/index.js";
+import { Code, GrpcError, UnusableAnswerError } from "../grpc/errors.js";
 
 /**
  * JSON at least this long is kept as one Buffer that every client's frame refers to (a socket
@@ -89,10 +90,20 @@ export class EventDecoder<Desc extends DescMessage> {
       this.#cache.delete(key); // refresh its place
       this.#cache.set(key, event);
     } else {
-      event = this.#convert(fromBinary(this.#schema, bytes)) ?? UNKNOWN;
+      event = this.#convert(this.#parse(bytes)) ?? UNKNOWN;
       this.#remember(key, event);
     }
     return event === UNKNOWN ? undefined : event;
+  }
+
+  /** The message, or an UnusableAnswerError (a 502) for bytes that are not one, as grpc-js reports such bytes. */
+  #parse(bytes: Buffer): MessageShape<Desc> {
+    try {
+      return fromBinary(this.#schema, bytes);
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new UnusableAnswerError(new GrpcError(Code.INTERNAL, `Response message parsing error: ${reason}`));
+    }
   }
 
   #convert(message: MessageShape<Desc>): EncodedEvent | undefined {

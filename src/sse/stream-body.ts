@@ -148,17 +148,23 @@ export class StreamBody extends Readable {
     const options = this.#options;
     return {
       message: (bytes) => {
-        this.#opened();
-        if (this.#state !== "open") return;
+        if (this.#state === "ended") return;
         let event: EncodedEvent | undefined;
         try {
           event = options.decode(bytes);
         } catch (error) {
-          // A message that does not decode: the stream cannot go on without a gap.
+          // A message that does not decode or convert: the stream cannot go on without a gap.
+          // As the first, nothing has been sent: the route answers it (a 502 for the Manager's
+          // bad data) as it answers any failed start.
+          if (this.#state === "starting") {
+            this.#failStart(error);
+            return;
+          }
           options.onFailure?.(error);
           this.fail(options.problemOf(error));
           return;
         }
+        this.#opened();
         if (event === undefined) return;
         this.#send(formatEvent(options.format, event, this.#nextId++));
         options.observer?.event();

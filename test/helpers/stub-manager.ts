@@ -111,7 +111,7 @@ export interface StubGateway {
  */
 export async function stubGateway(handlers: ManagerStub = {}, options: Omit<AppOptions, "connection"> = {}): Promise<StubGateway> {
   const manager = await stubManager(handlers);
-  const connection = connectManager(manager.address, options.requestTimeoutMs ?? 2_000);
+  const connection = connectManager(manager.address, { defaultTimeoutMs: options.requestTimeoutMs ?? 2_000 });
   const app = await buildApp({ requestTimeoutMs: 2_000, ...options, connection });
   return {
     app,
