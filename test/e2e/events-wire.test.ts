@@ -161,7 +161,7 @@ describe("before the stream starts: ordinary problem+json", () => {
   });
 
   it("answers 503 when there is no Manager", async () => {
-    const connection = connectManager("127.0.0.1:1", 500);
+    const connection = connectManager("127.0.0.1:1", { defaultTimeoutMs: 500 });
     const app = await buildApp({ connection, requestTimeoutMs: 500 });
     try {
       for (const url of ["/v1/events", "/v1/status"]) {
