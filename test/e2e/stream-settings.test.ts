@@ -112,7 +112,12 @@ describe("--max-message-size of the built command", () => {
           headers: { "content-type": "application/json" },
           body: JSON.stringify({ jobId: "halves", startDateTime: "2026-01-01T00:00:00Z", description }),
         });
-      expect((await put("a".repeat(35_000))).status).toBe(201);
+      const created = await fetch(`${small.url}/v1/jobs`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ jobId: "halves", startDateTime: "2026-01-01T00:00:00Z", description: "a".repeat(35_000) }),
+      });
+      expect(created.status).toBe(201);
       // The update's event carries the job and its previous version: some 70 kB, past the limit.
       expect((await put("b".repeat(35_000))).status).toBe(200);
       await eventually(() => stream.state.ended, "the end of the stream", 10_000);
