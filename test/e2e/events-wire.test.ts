@@ -225,7 +225,7 @@ describe("before the stream starts: ordinary problem+json", () => {
     }
   });
 
-  it("ends the stream with a 500 error event when a message cannot be decoded", async () => {
+  it("ends the stream with the 502 error event (the Manager's answer, not the gateway's fault) when a message cannot be decoded", async () => {
     const fake = await stubGateway();
     fake.manager.behaviour.eventStream = async function* () {
       yield create(EventStreamEventSchema, { event: { case: "initialDataComplete", value: {} } });
@@ -239,7 +239,11 @@ describe("before the stream starts: ordinary problem+json", () => {
       expect(res.statusCode).toBe(200);
       const last = res.body.trimEnd().split("\n\n").at(-1) ?? "";
       expect(last.startsWith("event: error\ndata: ")).toBe(true);
-      expect(JSON.parse(last.slice("event: error\ndata: ".length))).toMatchObject({ status: 500, detail: expect.not.stringContaining("EOF") as unknown });
+      expect(JSON.parse(last.slice("event: error\ndata: ".length))).toMatchObject({
+        status: 502,
+        code: "INTERNAL",
+        detail: "the Manager sent an answer the gateway cannot use",
+      });
     } finally {
       await fake.close();
     }
