@@ -48,7 +48,7 @@ export async function startGateway(config: Config, logger: AppOptions["logger"] 
   // Loaded only when asked for: without a collector, no OpenTelemetry module is imported.
   const tracing = config.otlpEndpoint === undefined ? undefined : (await import("./telemetry/tracing.js")).startTracing({ endpoint: config.otlpEndpoint });
   const interceptors = [...(tracing === undefined ? [] : [tracing.interceptor]), grpcMetricsInterceptor(metrics)];
-  const connection = connectManager(address, config.requestTimeoutMs, tls, interceptors);
+  const connection = connectManager(address, { defaultTimeoutMs: config.requestTimeoutMs, tls, interceptors, maxMessageSizeBytes: config.maxMessageSizeBytes });
   const managerLabel = embedded === undefined ? address : "embedded";
   let metricsListener: MetricsListener | undefined;
   try {
