@@ -213,7 +213,7 @@ async function main(): Promise<void> {
   const manager = await startManagerProcess(dataDir);
   const gateway = await startGatewayProcess(manager.address, GATEWAY_ARGS);
   const peer = PEER === undefined ? undefined : await startPeer(PEER, manager.address);
-  const direct = connectManager(manager.address, 10_000);
+  const direct = connectManager(manager.address, { defaultTimeoutMs: 10_000 });
   try {
     await seed(direct);
     console.log(`node ${process.version}; ${JOBS} jobs; peer: ${PEER ?? "none (PEER_GATEWAY not set)"}`);

@@ -52,9 +52,9 @@ async function main(): Promise<void> {
     metadata,
   });
   const variants: Variant[] = [
-    asConnected("as the gateway makes it (metrics interceptor, metadata)", connectManager(manager.address, 10_000, undefined, [metricsInterceptor]), true),
-    asConnected("no interceptor", connectManager(manager.address, 10_000), true),
-    asConnected("no interceptor, no metadata", connectManager(manager.address, 10_000), false),
+    asConnected("as the gateway makes it (metrics interceptor, metadata)", connectManager(manager.address, { defaultTimeoutMs: 10_000, interceptors: [metricsInterceptor] }), true),
+    asConnected("no interceptor", connectManager(manager.address, { defaultTimeoutMs: 10_000 }), true),
+    asConnected("no interceptor, no metadata", connectManager(manager.address, { defaultTimeoutMs: 10_000 }), false),
   ];
   // The gateway's channel with one grpc-js option more: what that option saves per call.
   const withOption = (name: string, options: ChannelOptions): Variant => {

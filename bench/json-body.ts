@@ -54,7 +54,7 @@ const hostile: Readonly<Record<string, string>> = {
 };
 
 // A channel to nowhere: grpc-js connects on the first call, and a 400 makes none.
-const connection = connectManager("127.0.0.1:9", 10_000);
+const connection = connectManager("127.0.0.1:9", { defaultTimeoutMs: 10_000 });
 const app = await buildApp({ connection });
 console.log(`\nhostile bodies through the whole app (POST /v1/jobs), best of ${HOSTILE_ROUNDS}:`);
 for (const [name, body] of Object.entries(hostile)) {

@@ -119,7 +119,7 @@ function counted(url: string, options: { method?: string; headers: Record<string
 }
 
 async function direct(address: string): Promise<{ jobs: number; end: string }> {
-  const connection = connectManager(address, LISTING_TIMEOUT_MS);
+  const connection = connectManager(address, { defaultTimeoutMs: LISTING_TIMEOUT_MS });
   let jobs = 0;
   try {
     for await (const current of connection.streams.jobSearch(TAG_FILTER, { timeoutMs: LISTING_TIMEOUT_MS })) if (current.job !== undefined) jobs++;

@@ -54,7 +54,7 @@ async function main(): Promise<void> {
   execFileSync(process.execPath, ["node_modules/typescript/bin/tsc", "-p", "tsconfig.build.json"], { stdio: "inherit" });
   const dataDir = await mkdtemp(join(tmpdir(), "bench-overload-"));
   const manager = await startManagerProcess(dataDir);
-  const direct = connectManager(manager.address, 10_000);
+  const direct = connectManager(manager.address, { defaultTimeoutMs: 10_000 });
   const rows: Row[] = [];
   let served = 0;
   try {

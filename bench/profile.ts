@@ -90,7 +90,7 @@ async function main(): Promise<void> {
   const dataDir = await mkdtemp(join(tmpdir(), "bench-profile-"));
   const profileDir = join(dataDir, "profile");
   const manager = await startManagerProcess(join(dataDir, "manager"));
-  const direct = connectManager(manager.address, 10_000);
+  const direct = connectManager(manager.address, { defaultTimeoutMs: 10_000 });
   for (let i = 0; i < JOBS; i++) await direct.manager.createJob(jobFromJson(job(i)));
   direct.close();
   const gateway = await startGatewayProcess(manager.address, [], ["--cpu-prof", "--cpu-prof-dir", profileDir]);

@@ -44,7 +44,7 @@ async function main(): Promise<void> {
   const sinkUrl = `http://127.0.0.1:${String((sink.address() as AddressInfo).port)}`;
   const dataDir = await mkdtemp(join(tmpdir(), "bench-telemetry-"));
   const manager = await startManagerProcess(dataDir);
-  const direct = connectManager(manager.address, 10_000);
+  const direct = connectManager(manager.address, { defaultTimeoutMs: 10_000 });
   for (let i = 0; i < JOBS; i++) {
     await direct.manager.createJob(jobFromJson({ jobId: `bench-${String(i)}`, startDateTime: "2026-12-24T18:00:00Z", tags: { env: "bench" } }));
   }

@@ -7,6 +7,7 @@ import type { Static, TSchema } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import { HOST_PATTERN, ORIGIN_PATTERN } from "./server/cross-site.js";
 import { RATE_PATTERN } from "./server/rate-limit.js";
+import { DEFAULT_MAX_MESSAGE_SIZE_BYTES } from "./grpc/manager-connection.js";
 
 const LogLevel = Type.Union(
   ["fatal", "error", "warn", "info", "debug", "trace", "silent"].map((level) => Type.Literal(level)),
@@ -38,6 +39,14 @@ export const ConfigSchema = Type.Object(
       maximum: 86_400_000,
       default: 300_000,
       description: "longest deadline a Grpc-Timeout may set on a list or stream, in ms (>= --request-timeout)",
+    }),
+    // An event stream's picture carries every active job with its history in one message, so
+    // grpc-js's own 4 MiB receive limit failed every stream once one job's history outgrew it.
+    maxMessageSizeBytes: Type.Integer({
+      minimum: 65_536,
+      maximum: 1_073_741_824,
+      default: DEFAULT_MAX_MESSAGE_SIZE_BYTES,
+      description: "largest gRPC message received from or sent to the Manager, in bytes; a larger answer is a 502",
     }),
     logLevel: { ...LogLevel, default: "info", description: "log level (fatal ... trace, silent)" },
     metricsPort: Type.Optional(
@@ -207,6 +216,7 @@ export const SETTINGS: readonly Setting[] = [
   { key: "dataDir", flag: "data-dir", env: "DATA_DIR" },
   { key: "requestTimeoutMs", flag: "request-timeout", env: "REQUEST_TIMEOUT_MS" },
   { key: "maxRequestTimeoutMs", flag: "max-request-timeout", env: "MAX_REQUEST_TIMEOUT_MS" },
+  { key: "maxMessageSizeBytes", flag: "max-message-size", env: "MAX_MESSAGE_SIZE_BYTES" },
   { key: "logLevel", flag: "log-level", env: "LOG_LEVEL" },
   { key: "sseHeartbeatMs", flag: "sse-heartbeat", env: "SSE_HEARTBEAT_MS" },
   { key: "sseBufferBytes", flag: "sse-buffer", env: "SSE_BUFFER_BYTES" },

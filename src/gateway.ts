@@ -5,6 +5,7 @@ import type { FastifyBaseLogger, FastifyInstance } from "fastify";
 import { HealthCheckResponse_ServingStatus } from "./gen/grpc/health/v1/health_pb.js";
 import { Code, GrpcError } from "./grpc/index.js";
 import { connectivityState } from "@grpc/grpc-js";
+import { ConfigError } from "./config.js";
 import type { Config } from "./config.js";
 import { buildApp } from "./app.js";
 import type { AppOptions } from "./app.js";
@@ -47,7 +48,7 @@ export async function startGateway(config: Config, logger: AppOptions["logger"] 
   // Loaded only when asked for: without a collector, no OpenTelemetry module is imported.
   const tracing = config.otlpEndpoint === undefined ? undefined : (await import("./telemetry/tracing.js")).startTracing({ endpoint: config.otlpEndpoint });
   const interceptors = [...(tracing === undefined ? [] : [tracing.interceptor]), grpcMetricsInterceptor(metrics)];
-  const connection = connectManager(address, config.requestTimeoutMs, tls, interceptors);
+  const connection = connectManager(address, { defaultTimeoutMs: config.requestTimeoutMs, tls, interceptors, maxMessageSizeBytes: config.maxMessageSizeBytes });
   const managerLabel = embedded === undefined ? address : "embedded";
   let metricsListener: MetricsListener | undefined;
   try {
@@ -165,8 +166,14 @@ function followChannel(connection: ManagerConnection, regained: () => void, lost
  */
 export async function startEmbeddedManager(dataDir: string): Promise<RunningManager> {
   try {
-    const { startManager } = await import("./manager/index.js");
-    return await startManager({ port: 0, host: "127.0.0.1", dataDir });
+    const { DataDirError, startManager } = await import("./manager/index.js");
+    try {
+      return await startManager({ port: 0, host: "127.0.0.1", dataDir });
+    } catch (error) {
+      // The operator's --data-dir: a configuration error (exit 2), in the Manager's words.
+      if (error instanceof DataDirError) throw new ConfigError(error.message.replace("the data dir", "--data-dir"));
+      throw error;
+    }
   } catch (error) {
     if (!isMissingPackage(error, "better-sqlite3")) throw error;
     throw new Error(

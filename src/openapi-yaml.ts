@@ -7,7 +7,7 @@ import { documentYaml } from "./openapi/yaml.js";
 
 export async function generateOpenApiYaml(): Promise<string> {
   // gRPC channels connect lazily: nothing is dialled unless a call is made.
-  const connection = connectManager("127.0.0.1:1", 1_000);
+  const connection = connectManager("127.0.0.1:1", { defaultTimeoutMs: 1_000 });
   const app = await buildApp({ connection });
   try {
     await app.ready();

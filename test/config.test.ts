@@ -15,6 +15,7 @@ describe("loadConfig", () => {
       dataDir: "./data",
       requestTimeoutMs: 10_000,
       maxRequestTimeoutMs: 300_000,
+      maxMessageSizeBytes: 16_777_216,
       logLevel: "info",
       accessLog: "on",
       coalesceReads: "on",
@@ -99,6 +100,11 @@ describe("loadConfig", () => {
     );
   });
 
+  it("reads the largest gRPC message from --max-message-size or MAX_MESSAGE_SIZE_BYTES, 64 KiB to 1 GiB", () => {
+    expect(config(["--max-message-size", "65536"])).toMatchObject({ maxMessageSizeBytes: 65_536 });
+    expect(config([], { MAX_MESSAGE_SIZE_BYTES: "1073741824" })).toMatchObject({ maxMessageSizeBytes: 1_073_741_824 });
+  });
+
   it("reads the longest deadline a Grpc-Timeout may set, from the flag or MAX_REQUEST_TIMEOUT_MS", () => {
     expect(config(["--max-request-timeout", "60000"])).toMatchObject({ maxRequestTimeoutMs: 60_000 });
     expect(config([], { MAX_REQUEST_TIMEOUT_MS: "86400000" })).toMatchObject({ maxRequestTimeoutMs: 86_400_000 });
@@ -136,6 +142,8 @@ describe("loadConfig", () => {
     [["--manager", "no-port"], /--manager/],
     [["--sse-heartbeat", "0"], /--sse-heartbeat/],
     [["--sse-buffer", "10"], /--sse-buffer/],
+    [["--max-message-size", "65535"], /--max-message-size \(MAX_MESSAGE_SIZE_BYTES\)/],
+    [["--max-message-size", "1073741825"], /--max-message-size \(MAX_MESSAGE_SIZE_BYTES\)/],
     [["--bogus", "1"], /bogus/],
     [["--header-timeout", "0"], /--header-timeout/],
     [["--body-timeout", "soon"], /--body-timeout/],
@@ -235,7 +243,7 @@ describe("loadConfig", () => {
 
   it("asks for help with --help, which lists every setting", () => {
     expect(loadConfig(["--help"], {})).toEqual({ help: true });
-    for (const name of ["--port", "PORT", "--host", "--manager", "MANAGER_ADDRESS", "--data-dir", "--request-timeout", "--max-request-timeout", "MAX_REQUEST_TIMEOUT_MS", "--log-level", "--sse-heartbeat", "SSE_HEARTBEAT_MS", "--sse-buffer", "SSE_BUFFER_BYTES", "--header-timeout", "--body-timeout", "--idle-timeout", "--max-connections", "--shutdown-timeout", "SHUTDOWN_TIMEOUT_MS", "--allowed-origin", "ALLOWED_ORIGINS", "--allowed-host", "ALLOWED_HOSTS", "--manager-tls", "MANAGER_TLS", "--manager-ca", "--manager-cert", "--manager-key", "--manager-server-name", "--tls-cert", "TLS_CERT", "--tls-key", "--cors-origin", "CORS_ORIGINS", "--cors-credentials", "--access-log", "ACCESS_LOG", "--metrics-port", "METRICS_PORT", "--otlp-endpoint", "OTEL_EXPORTER_OTLP_ENDPOINT", "--shed-event-loop-delay", "SHED_EVENT_LOOP_DELAY_MS", "--shed-heap-used", "SHED_HEAP_USED_BYTES", "--shed-rss", "SHED_RSS_BYTES", "--shed-retry-after", "SHED_RETRY_AFTER_S", "--rate-limit", "RATE_LIMIT", "--rate-limit-key", "RATE_LIMIT_KEY", "--workers", "WORKERS", "--coalesce-reads", "COALESCE_READS"]) {
+    for (const name of ["--port", "PORT", "--host", "--manager", "MANAGER_ADDRESS", "--data-dir", "--request-timeout", "--max-request-timeout", "MAX_REQUEST_TIMEOUT_MS", "--max-message-size", "MAX_MESSAGE_SIZE_BYTES", "--log-level", "--sse-heartbeat", "SSE_HEARTBEAT_MS", "--sse-buffer", "SSE_BUFFER_BYTES", "--header-timeout", "--body-timeout", "--idle-timeout", "--max-connections", "--shutdown-timeout", "SHUTDOWN_TIMEOUT_MS", "--allowed-origin", "ALLOWED_ORIGINS", "--allowed-host", "ALLOWED_HOSTS", "--manager-tls", "MANAGER_TLS", "--manager-ca", "--manager-cert", "--manager-key", "--manager-server-name", "--tls-cert", "TLS_CERT", "--tls-key", "--cors-origin", "CORS_ORIGINS", "--cors-credentials", "--access-log", "ACCESS_LOG", "--metrics-port", "METRICS_PORT", "--otlp-endpoint", "OTEL_EXPORTER_OTLP_ENDPOINT", "--shed-event-loop-delay", "SHED_EVENT_LOOP_DELAY_MS", "--shed-heap-used", "SHED_HEAP_USED_BYTES", "--shed-rss", "SHED_RSS_BYTES", "--shed-retry-after", "SHED_RETRY_AFTER_S", "--rate-limit", "RATE_LIMIT", "--rate-limit-key", "RATE_LIMIT_KEY", "--workers", "WORKERS", "--coalesce-reads", "COALESCE_READS"]) {
       expect(helpText()).toContain(name);
     }
   });

@@ -24,7 +24,8 @@ export function methodCodec(method: DescMethod): MethodCodec {
     path: methodPath(method),
     serializeRequest: serializer(method.input),
     deserializeRequest: deserializer(method.input),
-    serializeResponse: method.methodKind === "server_streaming" ? encodedOnce(serializer(method.output)) : serializer(method.output),
+    serializeResponse:
+      method.methodKind === "server_streaming" ? (message) => encodeStreamMessage(method.output, message) : serializer(method.output),
     deserializeResponse: deserializer(method.output),
     createRequest: creator(method.input),
     createResponse: creator(method.output),
@@ -38,22 +39,23 @@ function serializer(schema: DescMessage): (message: Message) => Buffer {
   };
 }
 
+/** Encodings of server-stream messages, by message object (a message has one schema). */
+const streamEncodings = new WeakMap<Message, Buffer>();
+
 /**
- * A server stream's messages encoded once however many calls send them: a change the
- * reference Manager publishes reaches every EventStream subscriber as the same message object,
- * and encoding it once per subscriber made a thousand subscribers cost a thousand encodings.
+ * A server stream's message (of `schema`) encoded once however many calls send it and
+ * whoever asks first: a change the reference Manager publishes reaches every EventStream
+ * subscriber as the same message object, and encoding it once per subscriber made a thousand
+ * subscribers cost a thousand encodings; its event bus measures queues with the same bytes.
  * The contract: a message a server stream has yielded does not change afterwards.
  */
-function encodedOnce(serialize: (message: Message) => Buffer): (message: Message) => Buffer {
-  const encoded = new WeakMap<Message, Buffer>();
-  return (message) => {
-    let bytes = encoded.get(message);
-    if (bytes === undefined) {
-      bytes = serialize(message);
-      encoded.set(message, bytes);
-    }
-    return bytes;
-  };
+export function encodeStreamMessage(schema: DescMessage, message: Message): Buffer {
+  let bytes = streamEncodings.get(message);
+  if (bytes === undefined) {
+    bytes = serializer(schema)(message);
+    streamEncodings.set(message, bytes);
+  }
+  return bytes;
 }
 
 function deserializer(schema: DescMessage): (bytes: Buffer) => Message {

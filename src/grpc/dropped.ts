@@ -7,7 +7,7 @@
 // "Received RST_STREAM with code 2 triggered by internal client error: Session closed with
 // error code 2". That one is recognised by its exact text, nothing looser: any other INTERNAL
 // (a Manager's own failure, a stream reset with an error on its own) stays a 500.
-import { Code, GrpcError } from "./errors.js";
+import { Code, GrpcError, classifyLocal } from "./errors.js";
 
 const SESSION_CLOSED = /^Received RST_STREAM with code \d+ triggered by internal client error: Session closed with error code \d+$/;
 
@@ -18,10 +18,10 @@ export function isSessionClosed(error: GrpcError): boolean {
 
 /**
  * Anything a client call failed with, as a GrpcError; a closed session becomes UNAVAILABLE, as
- * every other lost connection already is.
+ * every other lost connection already is, and grpc-js's own faults are told apart (classifyLocal).
  */
 export function callError(error: unknown): GrpcError {
-  const grpc = GrpcError.from(error);
+  const grpc = classifyLocal(GrpcError.from(error));
   if (!isSessionClosed(grpc)) return grpc;
   return new GrpcError(Code.UNAVAILABLE, `the Manager closed the connection (${grpc.details})`, grpc.metadata);
 }

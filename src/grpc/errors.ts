@@ -6,7 +6,7 @@ import { Metadata, status } from "@grpc/grpc-js";
 export { status as Code };
 
 export class GrpcError extends Error {
-  override readonly name = "GrpcError";
+  override readonly name: string = "GrpcError";
 
   constructor(
     readonly code: status,
@@ -42,4 +42,54 @@ function isServiceError(error: unknown): error is ServiceErrorLike {
     "metadata" in error &&
     error.metadata instanceof Metadata
   );
+}
+
+/**
+ * grpc-js's reports of an answer this process received and could not use, by their exact text
+ * (@grpc/grpc-js's stream decoder, compression filter and client interceptors): they come as the
+ * call's status, as if the Manager had sent it, and nothing looser than these texts may match,
+ * or a Manager's own RESOURCE_EXHAUSTED or INTERNAL would be taken for one. A grpc-js server
+ * words its own receive limit "(N vs. M)", with a dot: that is the Manager refusing a request.
+ */
+const UNUSABLE_ANSWERS: readonly (readonly [status, RegExp])[] = [
+  [status.RESOURCE_EXHAUSTED, /^Received message larger than max \(\d+ vs \d+\)$/],
+  [status.RESOURCE_EXHAUSTED, /^Received message that decompresses to a size larger than \d+$/],
+  [status.INTERNAL, /^Response message parsing error: /],
+  [status.INTERNAL, /^Failed to decompress (deflate|gzip)-encoded message$/],
+];
+
+/**
+ * An answer the Manager sent that the gateway cannot use: larger than --max-message-size, or
+ * not a message of its type. The gateway's 502 (src/http/status.ts, BAD_GATEWAY), never the
+ * client's fault; its code is INTERNAL and its details grpc-js's text, for the log only.
+ */
+export class UnusableAnswerError extends GrpcError {
+  override readonly name = "UnusableAnswerError";
+
+  constructor(reported: GrpcError) {
+    super(status.INTERNAL, reported.details, reported.metadata);
+  }
+}
+
+/** grpc-js's report of a request larger than its send limit (--max-message-size), by its exact text. */
+const TOO_LARGE_TO_SEND = /^Attempted to send message with a size larger than \d+$/;
+
+/**
+ * A request larger than the gateway may send the Manager (--max-message-size): the client's
+ * request is too large for this deployment, a 413; its details are grpc-js's text, for the log.
+ */
+export class TooLargeToSendError extends GrpcError {
+  override readonly name = "TooLargeToSendError";
+
+  constructor(reported: GrpcError) {
+    super(status.RESOURCE_EXHAUSTED, reported.details, reported.metadata);
+  }
+}
+
+/** `error` as what it is when grpc-js reported a fault of its own process (above); else itself. */
+export function classifyLocal(error: GrpcError): GrpcError {
+  if (error instanceof UnusableAnswerError || error instanceof TooLargeToSendError) return error;
+  if (UNUSABLE_ANSWERS.some(([code, text]) => error.code === code && text.test(error.details))) return new UnusableAnswerError(error);
+  if (error.code === status.RESOURCE_EXHAUSTED && TOO_LARGE_TO_SEND.test(error.details)) return new TooLargeToSendError(error);
+  return error;
 }

@@ -9,6 +9,7 @@ export type {
   ClientSettings,
   OpenBytesStream,
 } from "./client.js";
+export { encodeStreamMessage } from "./codec.js";
 export { addPartialService, addService, listen, serviceDefinition } from "./server.js";
 export type { ServeOptions } from "./server.js";
 export { Code, GrpcError } from "./errors.js";

@@ -45,12 +45,31 @@ export const CHANNEL_OPTIONS: ChannelOptions = {
   "grpc.use_local_subchannel_pool": 1,
 };
 
-/**
- * Channels to the Manager at `address`, over TLS when `tls` is given (plaintext otherwise),
- * with `interceptors` around every call (metrics, traces; default none).
- */
-export function connectManager(address: string, defaultTimeoutMs: number, tls?: ClientTls, interceptors: readonly Interceptor[] = []): ManagerConnection {
-  const settings = { credentials: channelCredentials(tls), options: { ...CHANNEL_OPTIONS, ...tlsChannelOptions(tls) }, interceptors };
+/** The default of --max-message-size (MAX_MESSAGE_SIZE_BYTES): 16 MiB. */
+export const DEFAULT_MAX_MESSAGE_SIZE_BYTES = 16 * 1024 * 1024;
+
+export interface ConnectOptions {
+  /** Deadline of a unary call or read that names none, in ms. */
+  readonly defaultTimeoutMs: number;
+  /** The Manager's TLS. Default: none, plaintext. */
+  readonly tls?: ClientTls | undefined;
+  /** Run around every call (metrics, traces). Default: none. */
+  readonly interceptors?: readonly Interceptor[];
+  /**
+   * The largest message either way, in bytes: grpc-js's receive and send limits of both
+   * channels. An answer beyond it fails its call (RESOURCE_EXHAUSTED "Received message larger
+   * than max"), answered as a 502 (src/grpc/errors.ts, UnusableAnswerError). Default:
+   * DEFAULT_MAX_MESSAGE_SIZE_BYTES, where grpc-js's own receive limit is 4 MiB: an event
+   * stream's picture carries each active job with its history.
+   */
+  readonly maxMessageSizeBytes?: number;
+}
+
+/** Channels to the Manager at `address` (docs/ARCHITECTURE.md §8, Upstream faults). */
+export function connectManager(address: string, options: ConnectOptions): ManagerConnection {
+  const { defaultTimeoutMs, tls, interceptors = [], maxMessageSizeBytes = DEFAULT_MAX_MESSAGE_SIZE_BYTES } = options;
+  const limits = { "grpc.max_receive_message_length": maxMessageSizeBytes, "grpc.max_send_message_length": maxMessageSizeBytes };
+  const settings = { credentials: channelCredentials(tls), options: { ...CHANNEL_OPTIONS, ...limits, ...tlsChannelOptions(tls) }, interceptors };
   const channel = createChannel(address, settings);
   const streamChannel = createChannel(address, settings);
   return {

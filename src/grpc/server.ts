@@ -10,7 +10,6 @@ import type {
   sendUnaryData,
 } from "@grpc/grpc-js";
 import type { DescMethod, Message } from "@bufbuild/protobuf";
-import { once } from "node:events";
 import { methodCodec } from "./codec.js";
 import type { MethodCodec } from "./codec.js";
 import { Code, GrpcError } from "./errors.js";
@@ -23,7 +22,17 @@ export interface ServeOptions {
   readonly onUnexpectedError?: (error: unknown, method: DescMethod) => void;
   /** Called as each call arrives, before its handler runs or UNIMPLEMENTED is answered. Default: none. */
   readonly onCall?: (method: DescMethod, request: Message, context: HandlerContext) => void;
+  /**
+   * How many bytes a server stream may have written and not yet handed to its connection
+   * (its client reads slower than it is written to) before the next message waits for them
+   * to go. grpc-js's own bound counts messages, not bytes, so a stalled client could otherwise
+   * hold a dozen messages of any size. Default: STREAM_BUFFER_BYTES.
+   */
+  readonly streamBufferBytes?: number;
 }
+
+/** ServeOptions.streamBufferBytes's default: 64 KiB. */
+export const STREAM_BUFFER_BYTES = 64 * 1024;
 
 export function serviceDefinition(service: ServiceShape): ServiceDefinition {
   const definition: Record<string, ServiceDefinition[string]> = {};
@@ -78,7 +87,9 @@ export function addPartialService<S extends ServiceShape>(
       return GrpcError.from(error);
     };
     handlers[method.localName] =
-      method.methodKind === "server_streaming" ? serveStream(handler, codec, report) : serveUnary(handler, codec, report);
+      method.methodKind === "server_streaming"
+        ? serveStream(handler, codec, report, options.streamBufferBytes ?? STREAM_BUFFER_BYTES)
+        : serveUnary(handler, codec, report);
   }
   server.addService(serviceDefinition(service), handlers);
 }
@@ -115,15 +126,26 @@ function serveUnary(handler: HandlerFn, codec: MethodCodec, report: (e: unknown)
   };
 }
 
-function serveStream(handler: HandlerFn, codec: MethodCodec, report: (e: unknown) => GrpcError) {
+// Each message is encoded here (codec.serializeResponse of a server stream encodes a message
+// once, so grpc-js's own call finds it done) to count its bytes until grpc-js reports them
+// written; past `bufferBytes`, the handler's next message waits (a message larger than the
+// buffer still goes, alone).
+function serveStream(handler: HandlerFn, codec: MethodCodec, report: (e: unknown) => GrpcError, bufferBytes: number) {
   return (call: ServerWritableStream<Message, Message>): void => {
     const { context, settle } = contextOf(call);
+    const unsent = new UnsentBytes(bufferBytes, context.signal);
     void (async () => {
       try {
         // A server-streaming handler returns an AsyncIterable (ServiceImpl says so).
         for await (const item of handler(call.request, context) as AsyncIterable<unknown>) {
           if (context.signal.aborted) break;
-          if (!call.write(codec.createResponse(item))) await drained(call, context.signal);
+          const message = codec.createResponse(item);
+          const size = codec.serializeResponse(message).length;
+          unsent.add(size);
+          call.write(message, () => {
+            unsent.sent(size);
+          });
+          await unsent.room();
         }
         if (!context.signal.aborted) {
           settle();
@@ -139,12 +161,46 @@ function serveStream(handler: HandlerFn, codec: MethodCodec, report: (e: unknown
   };
 }
 
-async function drained(call: ServerWritableStream<Message, Message>, signal: AbortSignal): Promise<void> {
-  if (signal.aborted) return;
-  try {
-    await once(call, "drain", { signal });
-  } catch {
-    // Aborted while waiting: the loop sees the signal and stops.
+/** The bytes a stream has written that grpc-js has not yet reported sent, and waiting for room. */
+class UnsentBytes {
+  #bytes = 0;
+  #wake: (() => void) | undefined;
+
+  constructor(
+    private readonly limit: number,
+    private readonly signal: AbortSignal,
+  ) {
+    signal.addEventListener(
+      "abort",
+      () => {
+        this.#notify();
+      },
+      { once: true },
+    );
+  }
+
+  add(size: number): void {
+    this.#bytes += size;
+  }
+
+  sent(size: number): void {
+    this.#bytes -= size;
+    if (this.#bytes <= this.limit) this.#notify();
+  }
+
+  /** Resolves once the unsent bytes are within the limit, or the call has ended (the loop then stops). */
+  async room(): Promise<void> {
+    while (this.#bytes > this.limit && !this.signal.aborted) {
+      await new Promise<void>((resolve) => {
+        this.#wake = resolve;
+      });
+    }
+  }
+
+  #notify(): void {
+    const wake = this.#wake;
+    this.#wake = undefined;
+    wake?.();
   }
 }
 

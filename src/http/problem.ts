@@ -6,8 +6,8 @@
 import { STATUS_CODES } from "node:http";
 import type { FastifyError } from "fastify";
 import type { ProblemItemJson, ProblemJson } from "../../schemas/common.js";
-import { Code, GrpcError } from "../grpc/errors.js";
-import { MAX_LISTED_ISSUES, MirrorError } from "../json/errors.js";
+import { Code, GrpcError, TooLargeToSendError, UnusableAnswerError } from "../grpc/errors.js";
+import { MAX_LISTED_ISSUES, MirrorError, UnrepresentableError } from "../json/errors.js";
 import { JsonBodyError } from "../json/body.js";
 import { codeName, failureAnswered, failureOfHttpStatus, genericDetail, httpStatusOf, problemCodeOf, statusOf } from "./status.js";
 import type { CodeName, Failure } from "./status.js";
@@ -160,6 +160,12 @@ function describe(error: unknown): Described {
   }
   if (error instanceof JsonBodyError) return described("INVALID_ARGUMENT", error.detail, error.errors, error.notListed);
   if (error instanceof MirrorError) return described("INVALID_ARGUMENT", "the request body is invalid", error.errors, error.notListed);
+  // The Manager's answer, not the client's request, is at fault: the gateway's 502, whatever
+  // grpc-js called it (src/http/status.ts, BAD_GATEWAY).
+  if (error instanceof UnusableAnswerError || error instanceof UnrepresentableError) return described("BAD_GATEWAY", "");
+  if (error instanceof TooLargeToSendError) {
+    return described("CONTENT_TOO_LARGE", "the request is larger than the gateway may send the Manager (--max-message-size)");
+  }
   if (error instanceof GrpcError) {
     return { status: httpStatusOf(error.code), detail: error.details, code: codeName(error.code) };
   }

@@ -25,7 +25,7 @@ export function emptyResponse(description: string, headers?: Record<string, TStr
 }
 
 /** Failures any call to the Manager can end in, documented on every route that makes one. */
-const MANAGER_FAILURES = ["INTERNAL", "UNAVAILABLE", "DEADLINE_EXCEEDED"] as const satisfies readonly Failure[];
+const MANAGER_FAILURES = ["INTERNAL", "BAD_GATEWAY", "UNAVAILABLE", "DEADLINE_EXCEEDED"] as const satisfies readonly Failure[];
 type ManagerFailure = (typeof MANAGER_FAILURES)[number];
 
 export interface ProblemResponse {
@@ -57,7 +57,7 @@ export function declaredProblems(...declared: Declared[]): Record<number, Proble
 }
 
 /**
- * declaredProblems, plus the failures any Manager call may end in (500, 503, 504) where no
+ * declaredProblems, plus the failures any Manager call may end in (500, 502, 503, 504) where no
  * declared failure has their status, and `default` for the rest (401, 403 or 429 from a Manager
  * that enforces them).
  */

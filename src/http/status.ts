@@ -126,6 +126,20 @@ export const FAILURES = {
     example: {},
   },
   /**
+   * The Manager answered, but with something the gateway cannot use: a message larger than
+   * --max-message-size, one that does not parse (src/grpc/errors.ts, UnusableAnswerError), or
+   * data the JSON mirror cannot represent (src/json/errors.ts, UnrepresentableError). Neither
+   * the client's fault nor cured by retrying: never a 4xx or a 429. INTERNAL, as gRPC calls a
+   * message it cannot parse.
+   */
+  BAD_GATEWAY: {
+    status: 502,
+    code: "INTERNAL",
+    describes: () => "the Manager sent an answer the gateway cannot use (larger than --max-message-size, undecodable, or holding data JSON cannot carry); the request id finds the cause in the log",
+    generic: "the Manager sent an answer the gateway cannot use",
+    example: {},
+  },
+  /**
    * The gateway refuses new requests while its event loop lags or its memory is past a
    * threshold (src/server/load-shedding.ts). UNAVAILABLE, as a gRPC server sheds load; after
    * the Manager's row, so that a 503 from elsewhere is taken for the Manager's.

@@ -75,14 +75,29 @@ export function childPointer(pointer: string, token: string | number): string {
 
 /**
  * Writing JSON fails only on values no JSON can carry (a timestamp outside 0001..9999 from a
- * misbehaving Manager). Each container on the way out prefixes its token, so the error names
- * the place in the output, like input errors do.
+ * misbehaving Manager). That is not the client's doing, so it is not a MirrorError (a 400): it
+ * is answered as the gateway's 502 (src/http/status.ts, BAD_GATEWAY), its items, pointers into
+ * the output, for the log only.
+ */
+export class UnrepresentableError extends Error {
+  override readonly name = "UnrepresentableError";
+  readonly errors: readonly MirrorIssue[];
+
+  constructor(errors: readonly MirrorIssue[]) {
+    const first = errors[0];
+    super(first === undefined ? "a value JSON cannot carry" : `${first.pointer || "(root)"}: ${first.message}`);
+    this.errors = errors;
+  }
+}
+
+/**
+ * Each container on the way out prefixes its token to an UnrepresentableError, so the error
+ * names the place in the output, like input errors do.
  */
 export function prefixed(error: unknown, token: string | number): unknown {
-  if (!(error instanceof MirrorError)) return error;
-  return new MirrorError(
+  if (!(error instanceof UnrepresentableError)) return error;
+  return new UnrepresentableError(
     error.errors.map((e) => ({ pointer: `${childPointer("", token)}${e.pointer}`, message: e.message })),
-    error.notListed,
   );
 }
 

@@ -5,17 +5,17 @@ import { create } from "@bufbuild/protobuf";
 import { TimestampSchema } from "@bufbuild/protobuf/wkt";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import type { Codec } from "./codec.js";
-import { INVALID, MirrorError, describe } from "./errors.js";
+import { INVALID, UnrepresentableError, describe } from "./errors.js";
 import { DAY, EXPECTED, MAX_SECONDS, MIN_SECONDS, civilFromDays, pad, parseTimestamp } from "../lexical/timestamp.js";
 
 /**
  * RFC 3339 in UTC with "Z", with 0, 3, 6 or 9 fractional digits, as few as carry the nanos.
- * Throws a MirrorError for a timestamp no RFC 3339 string can hold (outside 0001..9999, or
- * nanos outside 0..999999999): only a misbehaving peer sends one.
+ * Throws an UnrepresentableError for a timestamp no RFC 3339 string can hold (outside
+ * 0001..9999, or nanos outside 0..999999999): only a misbehaving peer sends one.
  */
 export function formatTimestamp(seconds: bigint, nanos: number): string {
   if (seconds < MIN_SECONDS || seconds > MAX_SECONDS || !Number.isInteger(nanos) || nanos < 0 || nanos > 999_999_999) {
-    throw new MirrorError([
+    throw new UnrepresentableError([
       { pointer: "", message: `timestamp {seconds: ${seconds}, nanos: ${nanos}} is outside 0001-01-01..9999-12-31` },
     ]);
   }

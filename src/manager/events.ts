@@ -4,9 +4,13 @@
 // every change exactly once: either in what it read (committed before) or in its queue
 // (committed after); this is how EventStream joins its snapshot to live events.
 //
-// Each subscriber has a bounded queue. A subscriber that falls `queueLimit` changes behind
-// (its client reads too slowly) is ended with RESOURCE_EXHAUSTED and its queue dropped, rather
-// than letting the server's memory grow; its client can reconnect and get a fresh snapshot.
+// Each subscriber's queue is bounded in bytes (the changes' encoded size, `sizeOf`): a
+// subscriber whose queue would pass `queueBytes` (its client reads too slowly) is ended with
+// RESOURCE_EXHAUSTED and its queue dropped, rather than letting a stalled reader pin the
+// server's memory; its client can reconnect and get a fresh snapshot. A change larger than
+// `queueBytes` is still delivered when it arrives at an empty queue: no single change can
+// disconnect every subscriber. What a queue holds is released as it is consumed, and at once
+// when the subscription ends.
 import { Code, GrpcError } from "../grpc/index.js";
 import type { EventStreamEvent } from "../gen/norsk/api/manager_pb.js";
 
@@ -18,12 +22,25 @@ export interface Change {
   readonly committedAtMs: number;
 }
 
+export interface EventBusOptions<T> {
+  /** The most bytes (by `sizeOf`) of changes a subscriber may have waiting. No default: the Manager's is MANAGER_DEFAULTS.eventQueueBytes. */
+  readonly queueBytes: number;
+  /** A change's size in bytes; called once per change, when it is published to a subscriber. */
+  readonly sizeOf: (change: T) => number;
+}
+
 export class EventBus<T = Change> {
   readonly #subscribers = new Set<Subscription<T>>();
+  readonly #options: EventBusOptions<T>;
   #closed: GrpcError | undefined;
 
-  constructor(readonly queueLimit: number) {
-    if (!Number.isInteger(queueLimit) || queueLimit < 1) throw new RangeError("queueLimit must be a positive integer");
+  constructor(options: EventBusOptions<T>) {
+    if (!Number.isInteger(options.queueBytes) || options.queueBytes < 1) throw new RangeError("queueBytes must be a positive integer");
+    this.#options = options;
+  }
+
+  get queueBytes(): number {
+    return this.#options.queueBytes;
   }
 
   get subscriberCount(): number {
@@ -38,7 +55,8 @@ export class EventBus<T = Change> {
   publish(make: () => T): void {
     if (this.#subscribers.size === 0) return;
     const change = make();
-    for (const subscriber of this.#subscribers) subscriber.push(change);
+    const size = this.#options.sizeOf(change);
+    for (const subscriber of this.#subscribers) subscriber.push(change, size);
   }
 
   /**
@@ -46,7 +64,7 @@ export class EventBus<T = Change> {
    * (the iterator then returns), the bus closes, or the subscriber overflows.
    */
   subscribe(signal: AbortSignal): Subscription<T> {
-    const subscription = new Subscription<T>(this.queueLimit, signal, () => this.#subscribers.delete(subscription));
+    const subscription = new Subscription<T>(this.#options.queueBytes, signal, () => this.#subscribers.delete(subscription));
     if (this.#closed !== undefined) subscription.end(this.#closed);
     else if (!signal.aborted) this.#subscribers.add(subscription);
     return subscription;
@@ -60,13 +78,14 @@ export class EventBus<T = Change> {
 }
 
 export class Subscription<T> implements AsyncIterable<T> {
-  #queue: T[] = [];
+  #queue: { readonly change: T; readonly size: number }[] = [];
+  #bytes = 0;
   #ended = false;
   #error: GrpcError | undefined;
   #wake: (() => void) | undefined;
 
   constructor(
-    private readonly limit: number,
+    private readonly limitBytes: number,
     private readonly signal: AbortSignal,
     private readonly detach: () => void,
   ) {
@@ -83,13 +102,19 @@ export class Subscription<T> implements AsyncIterable<T> {
     return this.#queue.length;
   }
 
-  push(change: T): void {
+  /** Bytes of the changes waiting to be consumed. */
+  get backlogBytes(): number {
+    return this.#bytes;
+  }
+
+  push(change: T, size: number): void {
     if (this.#ended) return;
-    if (this.#queue.length >= this.limit) {
-      this.end(new GrpcError(Code.RESOURCE_EXHAUSTED, `event subscriber fell more than ${this.limit} changes behind; reconnect`));
+    if (this.#queue.length > 0 && this.#bytes + size > this.limitBytes) {
+      this.end(new GrpcError(Code.RESOURCE_EXHAUSTED, `event subscriber fell more than ${this.limitBytes} bytes behind; reconnect`));
       return;
     }
-    this.#queue.push(change);
+    this.#queue.push({ change, size });
+    this.#bytes += size;
     this.#notify();
   }
 
@@ -102,6 +127,7 @@ export class Subscription<T> implements AsyncIterable<T> {
     this.#ended = true;
     this.#error = error;
     this.#queue = [];
+    this.#bytes = 0;
     this.signal.removeEventListener("abort", this.#onAbort);
     this.detach();
     this.#notify();
@@ -120,8 +146,10 @@ export class Subscription<T> implements AsyncIterable<T> {
           if (this.#error !== undefined) throw this.#error;
           return;
         }
-        if (this.#queue.length > 0) {
-          yield this.#queue.shift() as T;
+        const next = this.#queue.shift();
+        if (next !== undefined) {
+          this.#bytes -= next.size;
+          yield next.change;
           continue;
         }
         await new Promise<void>((resolve) => {

@@ -4,21 +4,22 @@
 // alone through src/manager/main.ts.
 import { Server } from "@grpc/grpc-js";
 import { Health } from "../gen/grpc/health/v1/health_pb.js";
-import { Manager } from "../gen/norsk/api/manager_pb.js";
-import { Code, GrpcError, addService, listen } from "../grpc/index.js";
+import { EventStreamEventSchema, Manager } from "../gen/norsk/api/manager_pb.js";
+import { Code, GrpcError, addService, encodeStreamMessage, listen } from "../grpc/index.js";
 import type { ServerTls } from "../grpc/index.js";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import { defaultClock } from "./context.js";
 import type { ManagerContext } from "./context.js";
 import { GroupCommit } from "./commits.js";
 import { EventBus } from "./events.js";
+import type { Change } from "./events.js";
 import { healthService } from "./health.js";
 import { Scanner } from "./scanner.js";
 import { managerService } from "./service.js";
 import { Store } from "./store.js";
 import type { StreamCounters } from "./streams.js";
 
-export { IN_MEMORY } from "./store.js";
+export { DataDirError, IN_MEMORY } from "./store.js";
 
 export interface ManagerOptions {
   /** TCP port to listen on; 0 picks a free one (read it from the result). Default: 6790. */
@@ -28,10 +29,16 @@ export interface ManagerOptions {
   /** Directory of manager.sqlite, created if missing; ":memory:" keeps nothing. Default: "./data". */
   readonly dataDir?: string;
   /**
-   * How many committed changes an EventStream or status-channel subscriber may fall behind
-   * before it is ended with RESOURCE_EXHAUSTED. Default: 10 000.
+   * How many bytes of committed changes (their events, encoded) an EventStream or
+   * status-channel subscriber may have waiting before it is ended with RESOURCE_EXHAUSTED, so
+   * that a stalled reader cannot pin the Manager's memory. Default: 64 MiB.
    */
-  readonly eventQueueLimit?: number;
+  readonly eventQueueBytes?: number;
+  /**
+   * How many bytes a server stream (EventStream, JobSearch, ...) may have written and not yet
+   * sent to its client before it waits for the client to read. Default: 64 KiB.
+   */
+  readonly streamBufferBytes?: number;
   /**
    * Time of history entries and node creation. Default: the system clock. Tests may fix it.
    */
@@ -76,7 +83,8 @@ export const MANAGER_DEFAULTS = {
   port: 6790,
   host: "127.0.0.1",
   dataDir: "./data",
-  eventQueueLimit: 10_000,
+  eventQueueBytes: 64 * 1024 * 1024,
+  streamBufferBytes: 64 * 1024,
 } as const;
 
 /** How long close() lets calls in flight finish before cancelling them. */
@@ -89,7 +97,8 @@ function resolveOptions(options: ManagerOptions): ResolvedOptions {
     port: options.port ?? MANAGER_DEFAULTS.port,
     host: options.host ?? MANAGER_DEFAULTS.host,
     dataDir: options.dataDir ?? MANAGER_DEFAULTS.dataDir,
-    eventQueueLimit: options.eventQueueLimit ?? MANAGER_DEFAULTS.eventQueueLimit,
+    eventQueueBytes: options.eventQueueBytes ?? MANAGER_DEFAULTS.eventQueueBytes,
+    streamBufferBytes: options.streamBufferBytes ?? MANAGER_DEFAULTS.streamBufferBytes,
     clock: options.clock ?? defaultClock,
     onUnexpectedError:
       options.onUnexpectedError ??
@@ -107,7 +116,7 @@ export async function startManager(options: ManagerOptions = {}): Promise<Runnin
   const context = createContext(resolved);
   const counters: StreamCounters = { openEventStreams: 0, openStatusChannels: 0 };
   const shutdown = new AbortController();
-  const server = createServer(context, counters, shutdown.signal, resolved.onUnexpectedError);
+  const server = createServer(context, counters, shutdown.signal, resolved);
   const host = resolved.host.includes(":") ? `[${resolved.host}]` : resolved.host;
   const port = await listenOrClose(server, context, `${host}:${resolved.port}`, options.tls);
   return {
@@ -122,10 +131,20 @@ export async function startManager(options: ManagerOptions = {}): Promise<Runnin
   };
 }
 
+/**
+ * A change's size as a subscriber's queue counts it: its events encoded (once, shared with
+ * the server streams that send them, see encodeStreamMessage) and its summary.
+ */
+function changeSize(change: Change): number {
+  let size = change.summary.length;
+  for (const event of change.events) size += encodeStreamMessage(EventStreamEventSchema, event).length;
+  return size;
+}
+
 /** Opens the store and starts what the handlers share: the event bus, group commit, the scanner. */
 function createContext(resolved: ResolvedOptions): ManagerContext {
   const store = new Store(resolved.dataDir);
-  const bus = new EventBus(resolved.eventQueueLimit);
+  const bus = new EventBus<Change>({ queueBytes: resolved.eventQueueBytes, sizeOf: changeSize });
   const commits = new GroupCommit(store, bus, (error) => {
     resolved.onUnexpectedError(error, "COMMIT");
   });
@@ -142,13 +161,14 @@ function createServer(
   context: ManagerContext,
   counters: StreamCounters,
   shutdownSignal: AbortSignal,
-  onUnexpectedError: ResolvedOptions["onUnexpectedError"],
+  { onUnexpectedError, streamBufferBytes }: ResolvedOptions,
 ): Server {
   const server = new Server();
   const serveOptions = {
     onUnexpectedError: (error: unknown, method: { name: string }) => {
       onUnexpectedError(error, method.name);
     },
+    streamBufferBytes,
   };
   addService(server, Manager, managerService(context, counters), serveOptions);
   addService(server, Health, healthService(shutdownSignal), serveOptions);

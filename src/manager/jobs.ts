@@ -92,7 +92,7 @@ function deleteJob(context: ManagerContext, request: JobId): Empty {
 }
 
 // Filters are compiled before anything is sent, so a bad one fails the call with no results.
-// The jobs are read a page at a time (SEARCH_PAGE, in job id order), and the next page only
+// The jobs are read a page at a time (SEARCH_PAGE jobs or SEARCH_PAGE_BYTES, in job id order), and the next page only
 // once the client has taken the matches of this one (the server writes with back-pressure), so
 // a search holds one page in memory however many jobs match and however slowly its client
 // reads. Each page is one synchronous read after pending writes commit (no cursor is held open
@@ -114,7 +114,7 @@ async function* jobSearch(
     // Even an empty first page is matched: that is where a regular expression is compiled.
     yield* await matchPage(page);
     const last = page.rows.at(-1);
-    if (onlyId !== undefined || last === undefined || page.rows.length < SEARCH_PAGE || signal.aborted) return;
+    if (onlyId !== undefined || last === undefined || signal.aborted) return;
     after = last.id;
   }
 }
@@ -124,6 +124,12 @@ async function* jobSearch(
  * Each page is one seek on the primary key; 100 and 1,000 listed 100,000 jobs at the same speed.
  */
 export const SEARCH_PAGE = 256;
+
+/**
+ * The most job bytes a search's page holds (one job larger than this is a page alone): with
+ * the server's stream buffer, what a search whose client stalls keeps in memory.
+ */
+export const SEARCH_PAGE_BYTES = 64 * 1024;
 
 /** The matches of one page, as sent. */
 type PageMatcher = (page: Candidates) => Promise<CurrentJob[]> | CurrentJob[];
@@ -165,7 +171,7 @@ function readPage(store: Store, onlyId: string | undefined, after: string | unde
     const row = store.job(onlyId);
     return { rows: row === undefined ? [] : [row], instancesOf: (id) => store.instancesOf(id) };
   }
-  const rows = store.jobPage(after, SEARCH_PAGE);
+  const rows = store.jobPage(after, SEARCH_PAGE, SEARCH_PAGE_BYTES);
   const first = rows[0];
   const last = rows.at(-1);
   if (first === undefined || last === undefined) return { rows, instancesOf: () => [] };

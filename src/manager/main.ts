@@ -1,11 +1,12 @@
 #!/usr/bin/env node
 // Runs the reference Manager alone: `npm run manager -- --port 6790 --data-dir ./data`, or
 // `node dist/src/manager/main.js` after `npm run build`. Exit codes: 0 after a clean
-// shutdown (SIGINT, SIGTERM), 1 when start-up fails, 2 for a bad command line.
+// shutdown (SIGINT, SIGTERM), 1 when start-up fails, 2 for a bad command line or a data dir
+// that cannot be used (one line naming it and why).
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import type { ServerTls } from "../grpc/index.js";
-import { MANAGER_DEFAULTS, startManager } from "./index.js";
+import { DataDirError, MANAGER_DEFAULTS, startManager } from "./index.js";
 
 const USAGE = `Usage: npm run manager -- [options]
 
@@ -111,7 +112,15 @@ async function main(): Promise<void> {
     return;
   }
 
-  const manager = await startManager(settings);
+  let manager;
+  try {
+    manager = await startManager(settings);
+  } catch (error) {
+    if (!(error instanceof DataDirError)) throw error;
+    process.stderr.write(`norsk-manager: ${error.message}\n`);
+    process.exitCode = 2;
+    return;
+  }
   const security = settings.tls === undefined ? "plaintext" : settings.tls.clientCa === undefined ? "TLS" : "TLS, client certificates required";
   console.log(`reference Manager listening on ${manager.address} (${security}; data: ${settings.dataDir})`);
 

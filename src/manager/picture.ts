@@ -5,14 +5,22 @@
 // The current picture (decided here, as the proto leaves it open), in this order:
 // 1. node_running for each cloud (AWS/OCI) node, in node id order, with its instances;
 // 2. physical_node_connected for each physical node, in id order, with its instances;
-// 3. job_active for each job in state ACTIVE, in job id order, with its full history;
+// 3. job_active for each job in state ACTIVE, in job id order;
 // 4. job_pending for each job in state PRE whose start_date_time is at most
 //    pending_window_s seconds from now (overdue ones included), when pending_window_s > 0;
 // then the caller sends initial_data_complete (with no provider health: there are no real
 // providers behind the reference Manager).
+//
+// The picture's size does not depend on how long its jobs have lived, nor its cost on how
+// many jobs are stored: a job_active or job_pending carries the job with at most
+// PICTURE_HISTORY_ENTRIES of its newest history entries, each without previous_job (the
+// replaced job; a job's full history is for a route that reads it on demand), and its jobs are
+// selected in SQL through the store's job index (job-index.ts) and sent as stored bytes,
+// never decoded.
 import { create, fromBinary } from "@bufbuild/protobuf";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import { BinaryWriter, WireType } from "@bufbuild/protobuf/wire";
+import type { UnknownField } from "@bufbuild/protobuf";
 import {
   CurrentJobSchema,
   EventStreamEventSchema,
@@ -33,10 +41,12 @@ import type {
   RunningJob,
 } from "../gen/norsk/api/manager_pb.js";
 import { NodeMetadataSchema } from "../gen/norsk/api/common_pb.js";
-import { compareTimestamps } from "./filters.js";
 import { decodeEntry } from "./history.js";
 import type { Placement } from "./history.js";
-import type { InstanceRow, NodeRow, Store } from "./store.js";
+import type { InstanceRow, NodeRow, Store, StoredJob } from "./store.js";
+
+/** The most history entries a job_active or job_pending of the current picture carries: the newest. */
+export const PICTURE_HISTORY_ENTRIES = 100;
 
 export function decodeJob(bytes: Uint8Array): Job {
   return fromBinary(JobSchema, bytes);
@@ -53,7 +63,7 @@ const CURRENT_JOB_JOB = CurrentJobSchema.field.job.number;
  */
 export function currentJobFromStored(job: Uint8Array, instances: readonly InstanceRow[]): CurrentJob {
   const current = create(CurrentJobSchema, { instances: instances.map(runningJob) });
-  current.$unknown = [{ no: CURRENT_JOB_JOB, wireType: WireType.LengthDelimited, data: new BinaryWriter().bytes(job).finish() }];
+  current.$unknown = [lengthDelimited(CURRENT_JOB_JOB, job)];
   return current;
 }
 
@@ -154,25 +164,28 @@ function physicalNodeEvents(store: Store, nodes: readonly NodeRow[]): EventStrea
 
 /** job_active for each ACTIVE job, then job_pending for each PRE job due within the window. */
 function jobEvents(store: Store, pendingWindowS: number, now: Timestamp): EventStreamEvent[] {
-  const horizon: Timestamp = { ...now, seconds: now.seconds + BigInt(pendingWindowS) };
-  const active: EventStreamEvent[] = [];
-  const pending: EventStreamEvent[] = [];
-  for (const row of store.jobs()) {
-    const job = decodeJob(row.job);
-    if (job.state === Job_JobState.ACTIVE) {
-      active.push(jobEvent("jobActive", withHistory(store, row.id, job)));
-    } else if (
-      pendingWindowS > 0 &&
-      job.state === Job_JobState.PRE &&
-      job.startDateTime !== undefined &&
-      compareTimestamps(job.startDateTime, horizon) <= 0
-    ) {
-      pending.push(jobEvent("jobPending", withHistory(store, row.id, job)));
-    }
-  }
+  const active = store.jobsInState(Job_JobState.ACTIVE).map((row) => jobEvent("jobActive", storedWithHistory(store, row)));
+  if (pendingWindowS <= 0) return active;
+  const horizon = { seconds: now.seconds + BigInt(pendingWindowS), nanos: now.nanos };
+  const pending = store.jobsStartingBy(Job_JobState.PRE, horizon).map((row) => jobEvent("jobPending", storedWithHistory(store, row)));
   return [...active, ...pending];
 }
 
-function withHistory(store: Store, id: string, job: Job): JobWithHistory {
-  return create(JobWithHistorySchema, { job, historyEntry: store.history(id).map(decodeEntry) });
+const WITH_HISTORY_JOB = JobWithHistorySchema.field.job.number;
+const WITH_HISTORY_ENTRY = JobWithHistorySchema.field.historyEntry.number;
+
+/**
+ * A JobWithHistory of the stored job and its newest PICTURE_HISTORY_ENTRIES entries, all as
+ * stored bytes carried as unknown fields (as currentJobFromStored does): for serialising only.
+ */
+function storedWithHistory(store: Store, row: StoredJob): JobWithHistory {
+  const fields: UnknownField[] = [lengthDelimited(WITH_HISTORY_JOB, row.job)];
+  for (const entry of store.historyEntries(row.id, PICTURE_HISTORY_ENTRIES)) fields.push(lengthDelimited(WITH_HISTORY_ENTRY, entry));
+  const message = create(JobWithHistorySchema);
+  message.$unknown = fields;
+  return message;
+}
+
+function lengthDelimited(no: number, bytes: Uint8Array): UnknownField {
+  return { no, wireType: WireType.LengthDelimited, data: new BinaryWriter().bytes(bytes).finish() };
 }

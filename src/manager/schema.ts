@@ -1,15 +1,32 @@
 // The reference Manager's SQLite schema (see store.ts for how it is used). Protobuf messages
 // are stored as BLOBs of their binary encoding; SCHEMA_VERSION is PRAGMA user_version, and a
 // database written by a newer schema is refused rather than misread.
-export const SCHEMA_VERSION = 1;
+//
+// Version 2 added the job index columns (state, start, start_nanos: see job-index.ts) and
+// jobs_by_state; a version-1 database is migrated once when opened (store.ts, migrate).
+export const SCHEMA_VERSION = 2;
+
+/** The version-1 jobs table gains the index columns; their values are filled in by the store. */
+export const MIGRATE_1_TO_2 = `
+  ALTER TABLE jobs ADD COLUMN state INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE jobs ADD COLUMN start INTEGER;
+  ALTER TABLE jobs ADD COLUMN start_nanos INTEGER;
+`;
 
 export const SCHEMA = `
   CREATE TABLE IF NOT EXISTS jobs (
     id   TEXT PRIMARY KEY,
     hash INTEGER NOT NULL,
     job  BLOB NOT NULL,         -- norsk.api.manager.Job, current_hash = hash
-    last_history INTEGER        -- seq of the job's latest history entry
+    last_history INTEGER,       -- seq of the job's latest history entry
+    -- Read from job's bytes on every write (job-index.ts), for the current picture's queries.
+    -- After the BLOB, as ALTER TABLE adds them to a version-1 table: the picture reads them
+    -- through jobs_by_state, never from the row.
+    state       INTEGER NOT NULL DEFAULT 0, -- Job.state
+    start       INTEGER,                    -- Job.start_date_time.seconds, NULL when unset
+    start_nanos INTEGER                     -- Job.start_date_time.nanos
   );
+  CREATE INDEX IF NOT EXISTS jobs_by_state ON jobs (state, start, start_nanos);
   -- A job's history is a chain from jobs.last_history back through history.previous, not an
   -- index on job_id: appending then writes the table's last page and the job's own row (which
   -- the same write changes anyway) instead of one more index page per job and commit.

@@ -18,11 +18,20 @@
 //   (measured here: ~5x the cost of a commit) for a protection the design does not ask for
 //   (docs/ARCHITECTURE.md §6); the WAL is still fsynced before each checkpoint.
 // - Statements are prepared once, in the constructor.
-import { mkdirSync } from "node:fs";
+import { closeSync, mkdirSync, openSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import type { Statement } from "better-sqlite3";
-import { SCHEMA, SCHEMA_VERSION } from "./schema.js";
+import { jobIndexOf } from "./job-index.js";
+import { MIGRATE_1_TO_2, SCHEMA, SCHEMA_VERSION } from "./schema.js";
+
+/**
+ * The data dir cannot be used (not a directory, not writable, a file SQLite cannot open):
+ * an operator's mistake, which the commands report in one line naming the path (exit 2).
+ */
+export class DataDirError extends Error {
+  override name = "DataDirError";
+}
 
 /** `dataDir` value that keeps everything in memory and nothing on disk. */
 export const IN_MEMORY = ":memory:";
@@ -31,6 +40,18 @@ export interface JobRow {
   readonly id: string;
   readonly hash: bigint;
   readonly job: Uint8Array;
+}
+
+/** A job as the current picture sends it: its id and stored bytes. */
+export interface StoredJob {
+  readonly id: string;
+  readonly job: Uint8Array;
+}
+
+/** A point in time as Timestamp's two fields. */
+export interface Instant {
+  readonly seconds: bigint;
+  readonly nanos: number;
 }
 
 export interface HistoryRow {
@@ -67,6 +88,9 @@ interface RawNode {
   daemon_version: string;
 }
 
+/** The job index columns, set together from indexColumns(). */
+const SET_INDEXED = "state = ?, start = ?, start_nanos = ?";
+
 export class Store {
   readonly #db: Database.Database;
   readonly #begin: Statement;
@@ -78,18 +102,20 @@ export class Store {
   readonly #jobById: Statement<[string], JobRow>;
   readonly #hasJob: Statement<[string], { one: number }>;
   readonly #allJobs: Statement<[], JobRow>;
-  readonly #firstJobs: Statement<[number], JobRow>;
-  readonly #jobsAfter: Statement<[string, number], JobRow>;
-  readonly #insertJob: Statement<[string, bigint, Uint8Array]>;
-  readonly #updateJob: Statement<[bigint, Uint8Array, string]>;
+  readonly #pages: PageStatements;
+  readonly #jobsInState: Statement<[number], StoredJob>;
+  readonly #jobsStartingBy: Statement<[number, bigint, bigint, number], StoredJob>;
+  readonly #insertJob: Statement<[string, bigint, Uint8Array, number, bigint | null, number | null]>;
+  readonly #updateJob: Statement<[bigint, Uint8Array, number, bigint | null, number | null, string]>;
   readonly #deleteJob: Statement<[string]>;
   readonly #appendHistory: Statement<[string, string, Uint8Array]>;
   readonly #linkHistory: Statement<[string]>;
   readonly #historyOf: Statement<[string, number], { entry: Buffer; replaced: Buffer | null }>;
+  readonly #historyEntriesOf: Statement<[string, number], { entry: Buffer }>;
   /** History entries appended by the latest write(), per job id: what its change's events carry. */
   #appended = new Map<string, number>();
   readonly #recordReplaced: Statement<[Uint8Array, string, bigint, bigint]>;
-  readonly #replaceAfterRecord: Statement<[bigint, Uint8Array, string]>;
+  readonly #replaceAfterRecord: Statement<[bigint, Uint8Array, number, bigint | null, number | null, string]>;
   readonly #deleteHistory: Statement<[string, number]>;
   readonly #instancesOf: Statement<[string], RawInstance>;
   readonly #instancesOn: Statement<[string], RawInstance>;
@@ -117,11 +143,13 @@ export class Store {
     this.#jobById = db.prepare<[string], JobRow>("SELECT id, hash, job FROM jobs WHERE id = ?").safeIntegers(true);
     this.#hasJob = db.prepare<[string], { one: number }>("SELECT 1 AS one FROM jobs WHERE id = ?");
     this.#allJobs = db.prepare<[], JobRow>("SELECT id, hash, job FROM jobs ORDER BY id").safeIntegers(true);
-    // Pages in id order, each after the last id of the one before (a seek on the primary key).
-    this.#firstJobs = db.prepare<[number], JobRow>("SELECT id, hash, job FROM jobs ORDER BY id LIMIT ?").safeIntegers(true);
-    this.#jobsAfter = db.prepare<[string, number], JobRow>("SELECT id, hash, job FROM jobs WHERE id > ? ORDER BY id LIMIT ?").safeIntegers(true);
-    this.#insertJob = db.prepare("INSERT INTO jobs (id, hash, job) VALUES (?, ?, ?)");
-    this.#updateJob = db.prepare("UPDATE jobs SET hash = ?, job = ? WHERE id = ?");
+    this.#pages = preparePages(db);
+    // The current picture's jobs, through jobs_by_state: rows of other jobs are never read.
+    this.#jobsInState = db.prepare<[number], StoredJob>("SELECT id, job FROM jobs INDEXED BY jobs_by_state WHERE state = ? ORDER BY id");
+    const startingBy = "state = ? AND start <= ? AND (start < ? OR start_nanos <= ?)";
+    this.#jobsStartingBy = db.prepare(`SELECT id, job FROM jobs INDEXED BY jobs_by_state WHERE ${startingBy} ORDER BY id`);
+    this.#insertJob = db.prepare("INSERT INTO jobs (id, hash, job, state, start, start_nanos) VALUES (?, ?, ?, ?, ?, ?)");
+    this.#updateJob = db.prepare(`UPDATE jobs SET hash = ?, job = ?, ${SET_INDEXED} WHERE id = ?`);
     this.#deleteJob = db.prepare("DELETE FROM jobs WHERE id = ?");
     this.#appendHistory = db.prepare(
       "INSERT INTO history (job_id, previous, entry) VALUES (?, (SELECT last_history FROM jobs WHERE id = ?), ?)",
@@ -135,13 +163,18 @@ export class Store {
     this.#historyOf = db.prepare<[string, number], { entry: Buffer; replaced: Buffer | null }>(
       `${chain}SELECT h.entry, h.replaced FROM chain c JOIN history h ON h.seq = c.seq ORDER BY c.seq`,
     );
+    // The same without the replaced jobs: `replaced` is the row's last column, so SQLite does
+    // not read its overflow pages.
+    this.#historyEntriesOf = db.prepare<[string, number], { entry: Buffer }>(
+      `${chain}SELECT h.entry FROM chain c JOIN history h ON h.seq = c.seq ORDER BY c.seq`,
+    );
     // The update path in two statements: the old bytes are copied into history inside SQLite
     // (never read into JavaScript), and the compare-and-swap is the INSERT's WHERE clause.
     this.#recordReplaced = db.prepare(
       "INSERT INTO history (job_id, previous, entry, replaced) SELECT id, last_history, ?, job FROM jobs " +
         "WHERE id = ? AND (? = 0 OR hash = ?)",
     );
-    this.#replaceAfterRecord = db.prepare("UPDATE jobs SET hash = ?, job = ?, last_history = last_insert_rowid() WHERE id = ?");
+    this.#replaceAfterRecord = db.prepare(`UPDATE jobs SET hash = ?, job = ?, ${SET_INDEXED}, last_history = last_insert_rowid() WHERE id = ?`);
     this.#deleteHistory = db.prepare(`${chain}DELETE FROM history WHERE seq IN (SELECT seq FROM chain)`);
     this.#instancesOf = db.prepare<[string], RawInstance>("SELECT job_id, role, node_id FROM instances WHERE job_id = ? ORDER BY role");
     this.#instancesOn = db.prepare<[string], RawInstance>(
@@ -239,20 +272,43 @@ export class Store {
   }
 
   /**
-   * At most `limit` jobs in id order: the first ones, or those after the id `after`. Paging
+   * At most `limit` jobs in id order, the first ones or those after the id `after`, and no
+   * more than `maxBytes` of job bytes together (but always one job, however large). Paging
    * with the last id of each page reads every job once, however the table changes between.
    */
-  jobPage(after: string | undefined, limit: number): JobRow[] {
-    return after === undefined ? this.#firstJobs.all(limit) : this.#jobsAfter.all(after, limit);
+  jobPage(after: string | undefined, limit: number, maxBytes: number = Number.POSITIVE_INFINITY): JobRow[] {
+    let last: string | undefined;
+    let bytes = 0;
+    const pages = this.#pages;
+    for (const { id, size } of after === undefined ? pages.firstSizes.all(limit) : pages.sizesAfter.all(after, limit)) {
+      bytes += size;
+      if (last !== undefined && bytes > maxBytes) break;
+      last = id;
+    }
+    if (last === undefined) return [];
+    return after === undefined ? pages.jobsUpTo.all(last) : pages.jobsBetween.all(after, last);
+  }
+
+  /**
+   * The jobs whose indexed state is `state`, in id order, as stored; read through the index,
+   * so the cost is that of the jobs returned, not of the table.
+   */
+  jobsInState(state: number): StoredJob[] {
+    return this.#jobsInState.all(state);
+  }
+
+  /** The jobs in `state` whose start_date_time is set and at most `by`, in id order, as stored. */
+  jobsStartingBy(state: number, by: Instant): StoredJob[] {
+    return this.#jobsStartingBy.all(state, by.seconds, by.seconds, by.nanos);
   }
 
   insertJob(id: string, hash: bigint, job: Uint8Array): void {
-    this.#insertJob.run(id, hash, job);
+    this.#insertJob.run(id, hash, job, ...indexColumns(job));
   }
 
   /** Replaces an existing job; returns false when there is none. */
   replaceJob(id: string, hash: bigint, job: Uint8Array): boolean {
-    return this.#updateJob.run(hash, job, id).changes === 1;
+    return this.#updateJob.run(hash, job, ...indexColumns(job), id).changes === 1;
   }
 
   /** Deletes a job with its history and instances; returns false when there is none. */
@@ -269,7 +325,7 @@ export class Store {
    */
   replaceJobChecked(id: string, expected: bigint, hash: bigint, job: Uint8Array, entry: Uint8Array): boolean {
     if (this.#recordReplaced.run(entry, id, expected, expected).changes !== 1) return false;
-    this.#replaceAfterRecord.run(hash, job, id);
+    this.#replaceAfterRecord.run(hash, job, ...indexColumns(job), id);
     this.#countAppended(id);
     return true;
   }
@@ -294,6 +350,15 @@ export class Store {
   history(jobId: string, latest = Number.MAX_SAFE_INTEGER): HistoryRow[] {
     if (latest < 1) return [];
     return this.#historyOf.all(jobId, latest).map((row) => ({ entry: row.entry, replaced: row.replaced ?? undefined }));
+  }
+
+  /**
+   * The newest `latest` history entries of a job, oldest first, as stored: a job_updated entry
+   * without its previous_job (the replaced job is not read).
+   */
+  historyEntries(jobId: string, latest: number): Uint8Array[] {
+    if (latest < 1) return [];
+    return this.#historyEntriesOf.all(jobId, latest).map((row) => row.entry);
   }
 
   // ---- instances (RunningJob) ----
@@ -347,6 +412,33 @@ export class Store {
   }
 }
 
+interface PageStatements {
+  readonly firstSizes: Statement<[number], { id: string; size: number }>;
+  readonly sizesAfter: Statement<[string, number], { id: string; size: number }>;
+  readonly jobsUpTo: Statement<[string], JobRow>;
+  readonly jobsBetween: Statement<[string, string], JobRow>;
+}
+
+/**
+ * Store.jobPage's statements. Pages go in id order, each after the last id of the one before
+ * (a seek on the primary key): first the sizes (length() of a BLOB reads its record header,
+ * not its bytes), then the rows that fit.
+ */
+function preparePages(db: Database.Database): PageStatements {
+  return {
+    firstSizes: db.prepare("SELECT id, length(job) AS size FROM jobs ORDER BY id LIMIT ?"),
+    sizesAfter: db.prepare("SELECT id, length(job) AS size FROM jobs WHERE id > ? ORDER BY id LIMIT ?"),
+    jobsUpTo: db.prepare<[string], JobRow>("SELECT id, hash, job FROM jobs WHERE id <= ? ORDER BY id").safeIntegers(true),
+    jobsBetween: db.prepare<[string, string], JobRow>("SELECT id, hash, job FROM jobs WHERE id > ? AND id <= ? ORDER BY id").safeIntegers(true),
+  };
+}
+
+/** state, start and start_nanos of a job's row (job-index.ts). */
+function indexColumns(job: Uint8Array): [number, bigint | null, number | null] {
+  const { state, start } = jobIndexOf(job);
+  return [state, start?.seconds ?? null, start?.nanos ?? null];
+}
+
 function toInstance(raw: RawInstance): InstanceRow {
   return { jobId: raw.job_id, role: raw.role, nodeId: raw.node_id };
 }
@@ -355,14 +447,66 @@ function toNode(raw: RawNode): NodeRow {
   return { id: raw.id, kind: raw.kind, record: raw.record, daemonVersion: raw.daemon_version };
 }
 
+function hasTable(db: Database.Database, table: string): boolean {
+  return db.prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?").get(table) !== undefined;
+}
+
+function hasColumn(db: Database.Database, table: string, column: string): boolean {
+  return (db.pragma(`table_info(${table})`) as { name: string }[]).some((c) => c.name === column);
+}
+
+/**
+ * Schema 1 to 2: adds the job index columns and fills them from every stored job, once (the
+ * caller's transaction also sets user_version, so an interrupted migration is redone whole).
+ * Rows are read a page at a time, so a large store is not held in memory.
+ */
+function migrate1To2(db: Database.Database): void {
+  db.exec(MIGRATE_1_TO_2);
+  const update = db.prepare<[number, bigint | null, number | null, number]>(
+    "UPDATE jobs SET state = ?, start = ?, start_nanos = ? WHERE rowid = ?",
+  );
+  const page = db.prepare<[number], { rowid: number; job: Buffer }>("SELECT rowid, job FROM jobs WHERE rowid > ? ORDER BY rowid LIMIT 64");
+  for (let after = Number.MIN_SAFE_INTEGER; ; ) {
+    const rows = page.all(after);
+    for (const row of rows) update.run(...indexColumns(row.job), row.rowid);
+    const last = rows.at(-1);
+    if (last === undefined) return;
+    after = last.rowid;
+  }
+}
+
+/**
+ * The path of `dataDir`'s database. What this creates is private to the Manager's user: the
+ * data dir (and missing parents) 0700, manager.sqlite 0600, whose mode SQLite gives its -wal
+ * and -shm files too. A dir or file that already exists keeps the mode its owner chose.
+ */
+function createPrivately(dataDir: string): string {
+  const file = join(dataDir, "manager.sqlite");
+  try {
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    // "a": created when missing (with this mode), left as it is when present.
+    closeSync(openSync(file, "a", 0o600));
+  } catch (error) {
+    throw new DataDirError(`cannot use the data dir ${dataDir}: ${reason(error)}`);
+  }
+  return file;
+}
+
+/** Why a file operation failed, without the path (the caller names it once): "ENOTDIR: not a directory". */
+function reason(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return message.split(", ")[0] ?? message;
+}
+
 /** The SQLite database of `dataDir` (created, or migrated to SCHEMA_VERSION); refuses a newer one. */
 function openDatabase(dataDir: string): Database.Database {
-  let file = IN_MEMORY;
-  if (dataDir !== IN_MEMORY) {
-    mkdirSync(dataDir, { recursive: true });
-    file = join(dataDir, "manager.sqlite");
+  const file = dataDir === IN_MEMORY ? IN_MEMORY : createPrivately(dataDir);
+  let db: Database.Database;
+  try {
+    db = new Database(file);
+  } catch (error) {
+    throw new DataDirError(`cannot use the data dir ${dataDir}: ${reason(error)}`);
   }
-  const db = new Database(file);
   try {
     db.pragma("journal_mode = WAL");
     db.pragma("synchronous = NORMAL");
@@ -371,8 +515,11 @@ function openDatabase(dataDir: string): Database.Database {
     if (version > SCHEMA_VERSION) {
       throw new Error(`${file} has schema version ${version}; this build knows up to ${SCHEMA_VERSION}`);
     }
-    db.exec(SCHEMA);
-    db.pragma(`user_version = ${SCHEMA_VERSION}`);
+    db.transaction(() => {
+      if (version < 2 && hasTable(db, "jobs") && !hasColumn(db, "jobs", "state")) migrate1To2(db);
+      db.exec(SCHEMA);
+      db.pragma(`user_version = ${SCHEMA_VERSION}`);
+    })();
   } catch (error) {
     db.close();
     throw error;

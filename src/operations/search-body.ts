@@ -64,6 +64,8 @@ export class SearchBody extends Readable {
   readonly #options: SearchBodyOptions;
   /** The first result, until it is taken. */
   #first: IteratorResult<CurrentJob> | undefined;
+  /** The first job's line, written before the status is sent. */
+  #firstLine: string | undefined;
   #sent = 0;
   #separator = "";
   /** Lines not yet pushed. */
@@ -80,6 +82,18 @@ export class SearchBody extends Readable {
     this.#options = options;
     this.#first = options.search.first;
     if (options.format === "json") this.push('{"jobs":[');
+    const { first } = options.search;
+    if (first.done !== true && first.value.job !== undefined) {
+      // Converted now, before the status is sent: a first job the mirror cannot represent (the
+      // Manager's bad data) is the route's 502, not a 200 cut short.
+      try {
+        this.#firstLine = this.#line(first.value.job);
+      } catch (error) {
+        this.#state = "ended";
+        this.#stopUpstream();
+        throw error;
+      }
+    }
   }
 
   override _read(): void {
@@ -103,8 +117,9 @@ export class SearchBody extends Readable {
     this.#pulling = true;
     try {
       while (this.#wanted && this.#state === "open") {
-        const next = this.#first ?? (await this.#nextJob());
+        const first = this.#first;
         this.#first = undefined;
+        const next = first ?? (await this.#nextJob());
         // Cut or destroyed while the job was on its way.
         if (!this.#isOpen()) return;
         if (next.done === true) {
@@ -112,7 +127,7 @@ export class SearchBody extends Readable {
           return;
         }
         if (next.value.job === undefined) continue;
-        this.#batch += this.#line(next.value.job);
+        this.#batch += first !== undefined && this.#firstLine !== undefined ? this.#firstLine : this.#line(next.value.job);
         if (++this.#sent === this.#options.limit) {
           this.#finish();
           return;

@@ -9,11 +9,27 @@
 import { fromBinary } from "@bufbuild/protobuf";
 import type { DescMessage, MessageShape } from "@bufbuild/protobuf";
 import { messageToJson } from "../json/index.js";
+import { Code, GrpcError, UnusableAnswerError } from "../grpc/errors.js";
 
-/** One event: its name (jobUpdated, hello, ...) and its data as JSON text on one line. */
+/**
+ * JSON at least this long is kept as one Buffer that every client's frame refers to (a socket
+ * write takes it without a copy); shorter JSON is text copied into each client's next write,
+ * which costs less than a write of its own. Either way it is encoded once per message.
+ */
+export const SHARED_DATA_MIN_BYTES = 16 * 1024;
+
+/**
+ * One event: its name (jobUpdated, hello, ...) and its data as JSON on one line: text, or UTF-8
+ * shared by every client when it is at least SHARED_DATA_MIN_BYTES long.
+ */
 export interface EncodedEvent {
   readonly event: string;
-  readonly json: string;
+  readonly data: string | Buffer;
+}
+
+/** The length of an event's data in bytes (as text, its UTF-8 length). */
+export function dataBytes(event: EncodedEvent): number {
+  return typeof event.data === "string" ? Buffer.byteLength(event.data) : event.data.length;
 }
 
 export interface DecoderLimits {
@@ -24,7 +40,7 @@ export interface DecoderLimits {
 }
 
 /** Kept for unknown members too, so that those are not decoded again either. */
-const UNKNOWN: EncodedEvent = { event: "", json: "" };
+const UNKNOWN: EncodedEvent = { event: "", data: "" };
 
 export class EventDecoder<Desc extends DescMessage> {
   readonly #schema: Desc;
@@ -74,10 +90,20 @@ export class EventDecoder<Desc extends DescMessage> {
       this.#cache.delete(key); // refresh its place
       this.#cache.set(key, event);
     } else {
-      event = this.#convert(fromBinary(this.#schema, bytes)) ?? UNKNOWN;
+      event = this.#convert(this.#parse(bytes)) ?? UNKNOWN;
       this.#remember(key, event);
     }
     return event === UNKNOWN ? undefined : event;
+  }
+
+  /** The message, or an UnusableAnswerError (a 502) for bytes that are not one, as grpc-js reports such bytes. */
+  #parse(bytes: Buffer): MessageShape<Desc> {
+    try {
+      return fromBinary(this.#schema, bytes);
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new UnusableAnswerError(new GrpcError(Code.INTERNAL, `Response message parsing error: ${reason}`));
+    }
   }
 
   #convert(message: MessageShape<Desc>): EncodedEvent | undefined {
@@ -87,18 +113,21 @@ export class EventDecoder<Desc extends DescMessage> {
     const member = set === undefined ? undefined : this.#members.get(set);
     if (member === undefined) return undefined;
     // JSON.stringify escapes CR and LF: the data is one line, as an SSE data field must be.
-    return { event: member.name, json: JSON.stringify(messageToJson(member.type, value as MessageShape<DescMessage>)) };
+    const json = JSON.stringify(messageToJson(member.type, value as MessageShape<DescMessage>));
+    // A string's length is at most its UTF-8 length: a shorter one may still be long in bytes,
+    // which only costs a copy per client.
+    return { event: member.name, data: json.length < SHARED_DATA_MIN_BYTES ? json : Buffer.from(json) };
   }
 
   #remember(key: string, event: EncodedEvent): void {
-    const size = key.length + event.json.length;
+    const size = key.length + dataBytes(event);
     if (size > this.#maxBytes / 4) return; // a giant message would push out everything else
     this.#cache.set(key, event);
     this.#bytes += size;
     for (const [oldest, old] of this.#cache) {
       if (this.#cache.size <= this.#maxEntries && this.#bytes <= this.#maxBytes) break;
       this.#cache.delete(oldest);
-      this.#bytes -= oldest.length + old.json.length;
+      this.#bytes -= oldest.length + dataBytes(old);
     }
   }
 }

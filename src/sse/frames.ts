@@ -8,10 +8,22 @@ export { NDJSON, SSE };
 export type StreamFormat = "sse" | "ndjson";
 
 
-/** The event's text: an SSE message with an id, or one NDJSON line. Data is JSON on one line. */
-export function formatEvent(format: StreamFormat, event: EncodedEvent, id: number): string {
-  if (format === "ndjson") return `{"event":"${event.event}","data":${event.json}}\n`;
-  return `id: ${id}\nevent: ${event.event}\ndata: ${event.json}\n\n`;
+/**
+ * What one client is sent for an event: text, or for an event whose data is shared (a Buffer,
+ * src/sse/decoder.ts) the client's own text around those very bytes, never a copy of them.
+ */
+export type Frame = string | { readonly head: string; readonly data: Buffer; readonly tail: string };
+
+/** The event's frame: an SSE message with an id, or one NDJSON line. Data is JSON on one line. */
+export function formatEvent(format: StreamFormat, event: EncodedEvent, id: number): Frame {
+  const head = format === "ndjson" ? `{"event":"${event.event}","data":` : `id: ${id}\nevent: ${event.event}\ndata: `;
+  const tail = format === "ndjson" ? "}\n" : "\n\n";
+  return typeof event.data === "string" ? head + event.data + tail : { head, data: event.data, tail };
+}
+
+/** A frame's length in bytes. */
+export function frameBytes(frame: Frame): number {
+  return typeof frame === "string" ? Buffer.byteLength(frame) : Buffer.byteLength(frame.head) + frame.data.length + Buffer.byteLength(frame.tail);
 }
 
 /** The final `error` event: a Problem as data; no id, as it is not one of the Manager's events. */
@@ -38,4 +50,9 @@ export function negotiateFormat(accept: string | undefined): StreamFormat {
   const sse = preference(accept, (range) => range === SSE || range === "text/*" || range === "*/*");
   if (ndjson.q <= 0) return "sse";
   return ndjson.q > sse.q || (ndjson.q === sse.q && ndjson.at < sse.at) ? "ndjson" : "sse";
+}
+
+/** A frame as the client reads it. */
+export function frameText(frame: Frame): string {
+  return typeof frame === "string" ? frame : frame.head + frame.data.toString() + frame.tail;
 }

@@ -2,24 +2,35 @@
 // by one gRPC server stream. Piping is what respects the socket's back-pressure (pipe stops
 // reading while res.write() returns false and resumes on 'drain'); what the client has not
 // taken yet waits in this Readable's buffer. That buffer is the per-client bound: the gRPC
-// stream is read as fast as it comes, so a client that reads too slowly shows up here, as a
-// buffer that outgrows `bufferLimitBytes`, rather than as back-pressure that a Manager may or
-// may not answer. Such a client gets a final `error` event and is closed; so does one whose
-// stream fails (the Manager goes away) or is still open when the gateway shuts down.
+// stream is read as fast as it comes, so a client that reads too slowly shows up here, as
+// frames piling up, rather than as back-pressure that a Manager may or may not answer.
+//
+// The bound is on what queues BEHIND the oldest frame still waiting (the one in flight): that
+// frame is never counted, so an event of any size reaches a client that keeps up, alone when
+// nothing else is queued, and `bufferLimitBytes` bounds only the events that pile up behind it.
+// An event's size is the Manager's business (bounded by --max-message-size); how far behind a
+// client is, is the client's. The judgement is made once per event-loop turn, after the turn's
+// writes (setImmediate), not at each frame: frames that arrive in one turn together and leave
+// in the next are not a slow client. A client found too far behind gets a final `error` event
+// and is closed; so does one whose stream fails (the Manager goes away) or is still open when
+// the gateway shuts down.
 import { Readable } from "node:stream";
 import type { ServerResponse } from "node:http";
 import type { GrpcError } from "../grpc/errors.js";
 import { ProblemError, deadlineExceeded } from "../http/problem.js";
 import type { ProblemJson } from "../../schemas/common.js";
 import type { EncodedEvent } from "./decoder.js";
-import type { StreamFormat } from "./frames.js";
-import { formatError, formatEvent, heartbeat } from "./frames.js";
+import type { Frame, StreamFormat } from "./frames.js";
+import { formatError, formatEvent, frameBytes, heartbeat } from "./frames.js";
 import type { BytesStreamHandlers, OpenBytesStream } from "../grpc/client.js";
 
 export interface StreamSettings {
   /** Interval of the heartbeat, in ms. */
   readonly heartbeatMs: number;
-  /** Bytes a client may have waiting before it counts as too far behind. */
+  /**
+   * Bytes a client may have waiting behind the frame in flight (the oldest not yet handed to
+   * its socket, of any size) before it counts as too far behind.
+   */
   readonly bufferLimitBytes: number;
 }
 
@@ -69,6 +80,20 @@ export class SlowClientError extends Error {
 }
 
 export class StreamBody extends Readable {
+  /** Bodies that queued a frame this turn; judged together once its writes are done. */
+  static readonly #toJudge = new Set<StreamBody>();
+
+  static #judgeLater(body: StreamBody): void {
+    const first = StreamBody.#toJudge.size === 0;
+    StreamBody.#toJudge.add(body);
+    if (!first) return;
+    setImmediate(() => {
+      const bodies = [...StreamBody.#toJudge];
+      StreamBody.#toJudge.clear();
+      for (const each of bodies) each.#judge();
+    });
+  }
+
   /**
    * Settles when the Manager has started the stream (first message, or its end); rejects when
    * the call fails before that, or does not start in time. Until then nothing is sent, so the
@@ -84,10 +109,17 @@ export class StreamBody extends Readable {
   #state: "starting" | "open" | "ended" = "starting";
   #start = { resolve: (): void => undefined, reject: (_error: unknown): void => undefined };
   /** Frames waiting for the next write (WRITE_INTERVAL_MS), and their size in bytes. */
-  #pending: string[] = [];
+  #pending: Frame[] = [];
   #pendingBytes = 0;
   #flushTimer: NodeJS.Timeout | undefined;
   #lastWrite = 0;
+  /**
+   * The sizes of the frames queued (held or pushed), oldest first from #queuedHead, and their
+   * sum: what is still waiting is always a suffix of them, as frames leave from the front.
+   */
+  #queued: number[] = [];
+  #queuedHead = 0;
+  #queuedBytes = 0;
 
   constructor(options: StreamBodyOptions) {
     // The bound is enforced by hand (#send); highWaterMark only decides when pipe asks for more.
@@ -116,18 +148,26 @@ export class StreamBody extends Readable {
     const options = this.#options;
     return {
       message: (bytes) => {
-        this.#opened();
-        if (this.#state !== "open") return;
+        if (this.#state === "ended") return;
         let event: EncodedEvent | undefined;
         try {
           event = options.decode(bytes);
         } catch (error) {
-          // A message that does not decode: the stream cannot go on without a gap.
+          // A message that does not decode or convert: the stream cannot go on without a gap.
+          // As the first, nothing has been sent: the route answers it (a 502 for the Manager's
+          // bad data) as it answers any failed start.
+          if (this.#state === "starting") {
+            this.#failStart(error);
+            return;
+          }
           options.onFailure?.(error);
           this.fail(options.problemOf(error));
           return;
         }
-        if (event !== undefined && this.#send(formatEvent(options.format, event, this.#nextId++))) options.observer?.event();
+        this.#opened();
+        if (event === undefined) return;
+        this.#send(formatEvent(options.format, event, this.#nextId++));
+        options.observer?.event();
       },
       end: () => {
         this.#opened();
@@ -183,7 +223,9 @@ export class StreamBody extends Readable {
     this.#heartbeat = setInterval(() => {
       // Only into an empty buffer: a client that is not reading needs no more bytes queued.
       if (this.waitingBytes !== 0) return;
-      this.push(heartbeat(this.#options.format));
+      const frame = heartbeat(this.#options.format);
+      this.#track(Buffer.byteLength(frame));
+      this.push(frame);
       observer?.heartbeat();
     }, this.#options.heartbeatMs);
     this.#heartbeat.unref();
@@ -197,36 +239,78 @@ export class StreamBody extends Readable {
     this.#start.reject(error);
   }
 
-  /** Queues one frame, unless that would put the client more than the limit behind; true when queued. */
-  #send(frame: string): boolean {
-    const bytes = Buffer.byteLength(frame);
-    if (this.waitingBytes + bytes > this.#options.bufferLimitBytes) {
-      const error = new SlowClientError(`the client fell more than ${this.#options.bufferLimitBytes} bytes behind`);
-      this.#options.onFailure?.(error);
-      this.#options.observer?.dropped();
-      this.fail(this.#options.problemOf(error));
-      return false;
-    }
+  /** Queues one frame; whether the client is too far behind is judged at the end of the turn. */
+  #send(frame: Frame): void {
+    const bytes = frameBytes(frame);
     this.#pending.push(frame);
     this.#pendingBytes += bytes;
+    this.#track(bytes);
     if (this.#flushTimer === undefined) {
       const wait = this.#lastWrite + WRITE_INTERVAL_MS - performance.now();
       if (wait <= 0) this.#flush();
       else this.#flushTimer = setTimeout(() => { this.#flush(); }, wait);
     }
-    return true;
+    StreamBody.#judgeLater(this);
   }
 
-  /** Writes the frames waiting, as one chunk. */
+  #track(bytes: number): void {
+    this.#queued.push(bytes);
+    this.#queuedBytes += bytes;
+  }
+
+  /**
+   * Bytes waiting behind the frame in flight (the oldest still waiting, which is not counted
+   * whatever its size); frames handed on to the response are forgotten here.
+   */
+  get behindBytes(): number {
+    const waiting = this.waitingBytes;
+    const queued = this.#queued;
+    let head = this.#queuedHead;
+    for (let size = queued[head]; size !== undefined && this.#queuedBytes - size >= waiting; size = queued[++head]) {
+      this.#queuedBytes -= size;
+    }
+    if (head > 1024 && head * 2 > queued.length) {
+      this.#queued = queued.slice(head);
+      head = 0;
+    }
+    this.#queuedHead = head;
+    const inFlight = this.#queued[head];
+    return inFlight === undefined ? 0 : this.#queuedBytes - inFlight;
+  }
+
+  /** Ends the stream of a client more than the limit behind. */
+  #judge(): void {
+    if (this.#state !== "open" || this.behindBytes <= this.#options.bufferLimitBytes) return;
+    const error = new SlowClientError(`the client fell more than ${this.#options.bufferLimitBytes} bytes behind`);
+    this.#options.onFailure?.(error);
+    this.#options.observer?.dropped();
+    this.fail(this.#options.problemOf(error));
+  }
+
+  /**
+   * Writes the frames waiting as one chunk, except that shared data (a large event's) is
+   * handed on as its own chunk, by reference: one copy of it serves every client.
+   */
   #flush(): void {
     clearTimeout(this.#flushTimer);
     this.#flushTimer = undefined;
     if (this.#pending.length === 0) return;
-    const chunk = this.#pending.length === 1 ? (this.#pending[0] ?? "") : this.#pending.join("");
+    const pending = this.#pending;
     this.#pending = [];
     this.#pendingBytes = 0;
     this.#lastWrite = performance.now();
-    this.push(chunk);
+    let text = "";
+    for (const frame of pending) {
+      if (typeof frame === "string") {
+        text += frame;
+        continue;
+      }
+      text += frame.head;
+      this.push(text);
+      this.push(frame.data);
+      text = frame.tail;
+    }
+    if (text !== "") this.push(text);
   }
 
   #stop(): void {

@@ -3,7 +3,8 @@
 // each documented error status, on real sockets, in front of the reference Manager (real
 // conditions: bad input, missing jobs, stale ETags, oversized and mistyped bodies) and a stub
 // Manager (what the reference Manager will not do on demand: INTERNAL, UNAVAILABLE,
-// DEADLINE_EXCEEDED, ABORTED without a precondition, a write held while another queues).
+// DEADLINE_EXCEEDED, ABORTED without a precondition, a write held while another queues, an
+// answer larger than the gateway's --max-message-size).
 // Any finding of Prism's fails the walk, and so does a status other than the one the case
 // expects; the last test checks that the walk answered every documented status.
 //
@@ -12,6 +13,8 @@
 // judged as what the document says it is, a string.
 import { Metadata, status as Status } from "@grpc/grpc-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { create } from "@bufbuild/protobuf";
+import { WireType } from "@bufbuild/protobuf/wire";
 import { Manager } from "../../src/gen/norsk/api/manager_pb.js";
 import { DELETING_TAG } from "../../src/operations/job-delete.js";
 import { ConformanceJudge } from "../helpers/conformance.js";
@@ -28,12 +31,18 @@ let judge: ConformanceJudge;
 let ref: ListeningGateway;
 let stub: StubGateway;
 let stubUrl: string;
+/** A stub Manager in front of a gateway whose --max-message-size is OVERSIZED_LIMIT. */
+let small: StubGateway;
+let smallUrl: string;
+const OVERSIZED_LIMIT = 64 * 1024;
 
 beforeAll(async () => {
   judge = await ConformanceJudge.load("openapi.yaml");
   ref = await startListeningGateway({ bodyLimit: BODY_LIMIT });
   stub = await stubGateway({}, { requestTimeoutMs: 2_000, maxWaitingWrites: 0 });
   stubUrl = await stub.app.listen({ port: 0, host: "127.0.0.1" });
+  small = await stubGateway(oversizedManager(), { requestTimeoutMs: 2_000, maxMessageSizeBytes: OVERSIZED_LIMIT });
+  smallUrl = await small.app.listen({ port: 0, host: "127.0.0.1" });
   // The reference Manager's jobs: one to read and write, one that a conditional DELETE has
   // fenced (only the gateway may set its tag, so it is written past the gateway).
   for (const id of ["c-1", "c-done", "c-del"]) await ref.connection.manager.createJob(job(id));
@@ -41,6 +50,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  await small.close();
   await stub.close();
   await ref.close();
 });
@@ -99,6 +109,35 @@ function failingManager(code: Status): ManagerStub {
   return handlers;
 }
 
+/**
+ * Every RPC of the Manager answering with a message just over OVERSIZED_LIMIT: its type's
+ * empty message with an unknown length-delimited field (number 999) of that size.
+ */
+function oversizedManager(): ManagerStub {
+  const size = OVERSIZED_LIMIT + 1;
+  const varint: number[] = [];
+  for (let rest = size; ; rest = Math.floor(rest / 128)) {
+    if (rest < 128) {
+      varint.push(rest);
+      break;
+    }
+    varint.push((rest % 128) | 0x80);
+  }
+  const junk = new Uint8Array([...varint, ...new Uint8Array(size)]);
+  const handlers: ManagerStub & Record<string, unknown> = {};
+  for (const method of Manager.methods) {
+    const answer = () => Object.assign(create(method.output), { $unknown: [{ no: 999, wireType: WireType.LengthDelimited, data: junk }] });
+    handlers[method.localName] =
+      method.methodKind === "unary"
+        ? () => Promise.resolve(answer())
+        : async function* () {
+            await Promise.resolve();
+            yield answer();
+          };
+  }
+  return handlers;
+}
+
 function useStub(handlers: ManagerStub): void {
   stub.manager.reset();
   Object.assign(stub.manager.behaviour, handlers);
@@ -114,6 +153,10 @@ describe("in front of a failing Manager", () => {
       useStub(failingManager(code));
       await expectConforming(op, stubUrl, VALID[op] ?? { method: "get", path: "/" }, status);
     });
+  });
+
+  it.each(Object.keys(VALID).filter((op) => op !== "getReadiness"))("%s 502: the Manager's answer is larger than --max-message-size", async (op) => {
+    await expectConforming(op, smallUrl, VALID[op] ?? { method: "get", path: "/" }, 502);
   });
 
   it("getReadiness 503: the Manager does not answer its health check", async () => {

@@ -57,8 +57,8 @@ describe("the stream on the wire", () => {
     stream.response.pause(); // the client stops reading
     const description = "x".repeat(200_000);
     let created = 0;
-    // Each create is a ~200 kB event: on its own more than the 64 KiB the client may have
-    // waiting, so the first one already ends the stream (the bound counts the event being queued).
+    // Each create is a ~200 kB event, more than the 64 KiB the client may have waiting behind
+    // the one in flight: the second one queued behind another ends the stream.
     while (gw.manager.stats().openEventStreams > 0 && created < 300) {
       expect((await post(gw, { jobId: `big-${created++}`, startDateTime: "2026-01-01T00:00:00Z", description })).status).toBe(201);
     }
@@ -76,9 +76,44 @@ describe("the stream on the wire", () => {
       instance: "/v1/events",
       requestId: "slow-1",
     });
-    // How far behind it was let fall: not one of the events, each larger than the bound, was
-    // queued for it; it got the picture, then the error.
-    expect(stream.state.text).toBe(`id: 1\nevent: initialDataComplete\ndata: {"health":[]}\n\n${last}\n\n`);
+    // How far behind it was let fall: the picture, the events its socket took before it
+    // stopped reading and the one in flight, each whole, then the error.
+    const frames = stream.state.text.trimEnd().split("\n\n");
+    expect(frames[0]).toBe('id: 1\nevent: initialDataComplete\ndata: {"health":[]}');
+    const events = frames.slice(1, -1);
+    expect(events.length).toBeGreaterThanOrEqual(1);
+    expect(events.length).toBeLessThan(created);
+    events.forEach((frame, i) => {
+      expect(frame.startsWith(`id: ${i + 2}\nevent: jobUpdated\ndata: {`)).toBe(true);
+      expect(frame.endsWith("}")).toBe(true);
+    });
+  });
+});
+
+describe("large events", () => {
+  it("delivers a 600 KB job's jobUpdated (job and previous version) to three clients reading along, none of them closed", async () => {
+    gw = await startListeningGateway({ streams: { heartbeatMs: 60_000 } }); // --sse-buffer's default, 1 MiB
+    const g = gw;
+    const streams = await Promise.all([1, 2, 3].map(() => openStream(`${g.url}/v1/events`)));
+    for (const stream of streams) await eventually(() => stream.state.text.includes("initialDataComplete"), "initialDataComplete");
+    const description = "d".repeat(600_000);
+    expect((await post(g, { jobId: "large", startDateTime: "2026-01-01T00:00:00Z", description })).status).toBe(201);
+    const patched = await fetch(`${g.url}/v1/jobs/large`, {
+      method: "PATCH",
+      headers: { "content-type": "application/merge-patch+json" },
+      body: JSON.stringify({ description: "e".repeat(600_000) }),
+    });
+    expect(patched.status).toBe(200);
+    for (const stream of streams) {
+      await eventually(() => stream.state.text.split("event: jobUpdated\n").length - 1 === 2, "both jobUpdated events", 10_000);
+    }
+    for (const stream of streams) {
+      expect(stream.state.text).not.toContain("event: error");
+      const updates = stream.state.text.split("\n\n").filter((frame) => frame.includes("event: jobUpdated"));
+      const last = JSON.parse(updates[1]?.split("\ndata: ")[1] ?? "") as { jobWithHistory: { job: { description: string }; history: unknown[] } };
+      expect(last.jobWithHistory.job.description).toBe("e".repeat(600_000));
+      stream.close();
+    }
   });
 });
 
@@ -126,7 +161,7 @@ describe("before the stream starts: ordinary problem+json", () => {
   });
 
   it("answers 503 when there is no Manager", async () => {
-    const connection = connectManager("127.0.0.1:1", 500);
+    const connection = connectManager("127.0.0.1:1", { defaultTimeoutMs: 500 });
     const app = await buildApp({ connection, requestTimeoutMs: 500 });
     try {
       for (const url of ["/v1/events", "/v1/status"]) {
@@ -190,7 +225,7 @@ describe("before the stream starts: ordinary problem+json", () => {
     }
   });
 
-  it("ends the stream with a 500 error event when a message cannot be decoded", async () => {
+  it("ends the stream with the 502 error event (the Manager's answer, not the gateway's fault) when a message cannot be decoded", async () => {
     const fake = await stubGateway();
     fake.manager.behaviour.eventStream = async function* () {
       yield create(EventStreamEventSchema, { event: { case: "initialDataComplete", value: {} } });
@@ -204,7 +239,11 @@ describe("before the stream starts: ordinary problem+json", () => {
       expect(res.statusCode).toBe(200);
       const last = res.body.trimEnd().split("\n\n").at(-1) ?? "";
       expect(last.startsWith("event: error\ndata: ")).toBe(true);
-      expect(JSON.parse(last.slice("event: error\ndata: ".length))).toMatchObject({ status: 500, detail: expect.not.stringContaining("EOF") as unknown });
+      expect(JSON.parse(last.slice("event: error\ndata: ".length))).toMatchObject({
+        status: 502,
+        code: "INTERNAL",
+        detail: "the Manager sent an answer the gateway cannot use",
+      });
     } finally {
       await fake.close();
     }

@@ -1,7 +1,7 @@
-// --sse-heartbeat and --sse-buffer as the built command applies them, not only as parsed
-// (test/config.test.ts): each value travels flag → config → startGateway → buildApp → the event
-// routes, and a link dropped anywhere on the way leaves the streams on their defaults (15 s,
-// 1 MiB), which these tests see on the wire.
+// --sse-heartbeat, --sse-buffer and --max-message-size as the built command applies them, not
+// only as parsed (test/config.test.ts): each value travels flag → config → startGateway →
+// buildApp or connectManager → the event routes or the channels, and a link dropped anywhere on
+// the way leaves them on their defaults (15 s, 1 MiB, 16 MiB), which these tests see on the wire.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startCommand } from "../helpers/command.js";
 import type { StartedCommand } from "../helpers/command.js";
@@ -38,22 +38,28 @@ describe("the stream settings of the built command", () => {
     }
   });
 
-  it(`applies --sse-buffer ${BUFFER_BYTES}: an event that would leave more than ${BUFFER_BYTES} bytes waiting ends the stream with a 429 naming the limit`, async () => {
+  it(`applies --sse-buffer ${BUFFER_BYTES}: a client that stops reading is closed with a 429 naming the limit once more waits behind the event in flight`, async () => {
     const stream = await openStream(`${gateway.url}/v1/events`, { "x-request-id": "small-buffer" });
     try {
       await eventually(() => stream.state.text.startsWith(PICTURE), "the picture");
-      // A ~4.5 kB jobUpdated: more than the 2048 bytes this client may have waiting, however
-      // fast it reads; under the default 1 MiB it would simply be delivered.
-      const created = await fetch(`${gateway.url}/v1/jobs`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ jobId: "big", startDateTime: "2026-01-01T00:00:00Z", description: "x".repeat(4_000) }),
-      });
-      expect(created.status).toBe(201);
-      await eventually(() => stream.state.ended || stream.state.text.includes("event: jobUpdated"), "the end of the stream, or the event");
-      const match = new RegExp(`^${literal(PICTURE)}(?:${HEARTBEAT})*event: error\ndata: (.*)\n\n$`).exec(stream.state.text);
-      expect(match, stream.state.text.slice(0, 300)).not.toBeNull();
-      expect(JSON.parse(match?.[1] ?? "null")).toEqual({
+      stream.response.pause(); // the client stops reading
+      // ~200 kB events, until the sockets' buffers are full and more than BUFFER_BYTES wait
+      // behind the one in flight; the metric says when the gateway closed the client.
+      const description = "x".repeat(200_000);
+      for (let i = 0; i < 300 && (await dropped()) === 0; i++) {
+        const created = await fetch(`${gateway.url}/v1/jobs`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ jobId: `big-${i}`, startDateTime: "2026-01-01T00:00:00Z", description }),
+        });
+        expect(created.status).toBe(201);
+      }
+      expect(await dropped()).toBe(1);
+      stream.response.resume();
+      await eventually(() => stream.state.ended, "the end of the response", 10_000);
+      const last = stream.state.text.trimEnd().split("\n\n").at(-1) ?? "";
+      expect(last.startsWith("event: error\ndata: ")).toBe(true);
+      expect(JSON.parse(last.slice("event: error\ndata: ".length))).toEqual({
         type: "about:blank",
         title: "Too Many Requests",
         status: 429,
@@ -62,9 +68,70 @@ describe("the stream settings of the built command", () => {
         instance: "/v1/events",
         requestId: "small-buffer",
       });
-      await eventually(() => stream.state.ended, "the end of the response");
     } finally {
       stream.close();
+    }
+  });
+
+  it("delivers an event larger than --sse-buffer to a client that reads along", async () => {
+    const stream = await openStream(`${gateway.url}/v1/events`);
+    try {
+      await eventually(() => stream.state.text.startsWith(PICTURE), "the picture");
+      const created = await fetch(`${gateway.url}/v1/jobs`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ jobId: "larger-than-buffer", startDateTime: "2026-01-01T00:00:00Z", description: "x".repeat(4_000) }),
+      });
+      expect(created.status).toBe(201);
+      await eventually(() => stream.state.text.includes('"jobId":"larger-than-buffer"'), "the event");
+      expect(stream.state.text).not.toContain("event: error");
+    } finally {
+      stream.close();
+    }
+  });
+});
+
+/** Clients the gateway closed for falling behind, from its /metrics. */
+async function dropped(): Promise<number> {
+  const text = await (await fetch(`${gateway.url}/metrics`)).text();
+  return text
+    .split("\n")
+    .filter((line) => line.startsWith("gateway_stream_clients_dropped_total{"))
+    .reduce((sum, line) => sum + Number(line.split(" ").at(-1)), 0);
+}
+
+describe("--max-message-size of the built command", () => {
+  it("applies 65536 to what the gateway receives: a 70 kB event ends the stream with the 502, a 70 kB request is a 413", async () => {
+    const small = await startCommand(["--max-message-size", "65536"]);
+    try {
+      const stream = await openStream(`${small.url}/v1/events`);
+      await eventually(() => stream.state.text.startsWith(PICTURE), "the picture");
+      const put = (description: string) =>
+        fetch(`${small.url}/v1/jobs/halves`, {
+          method: "PUT",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ jobId: "halves", startDateTime: "2026-01-01T00:00:00Z", description }),
+        });
+      const created = await fetch(`${small.url}/v1/jobs`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ jobId: "halves", startDateTime: "2026-01-01T00:00:00Z", description: "a".repeat(35_000) }),
+      });
+      expect(created.status).toBe(201);
+      // The update's event carries the job and its previous version: some 70 kB, past the limit.
+      expect((await put("b".repeat(35_000))).status).toBe(200);
+      await eventually(() => stream.state.ended, "the end of the stream", 10_000);
+      const last = stream.state.text.trimEnd().split("\n\n").at(-1) ?? "";
+      expect(JSON.parse(last.slice("event: error\ndata: ".length))).toMatchObject({
+        status: 502,
+        code: "INTERNAL",
+        detail: "the Manager sent an answer the gateway cannot use",
+      });
+      expect(stream.state.text).not.toContain("larger than max");
+      const tooLarge = await put("c".repeat(70_000));
+      expect(tooLarge.status).toBe(413);
+    } finally {
+      expect(await small.stop()).toBe(0);
     }
   });
 });

@@ -17,7 +17,7 @@ let connection: ManagerConnection;
 
 beforeEach(async () => {
   manager = await startManager({ port: 0, dataDir: ":memory:" });
-  connection = connectManager(manager.address, 5_000);
+  connection = connectManager(manager.address, { defaultTimeoutMs: 5_000 });
 });
 afterEach(async () => {
   connection.close();

@@ -22,7 +22,7 @@ export interface TestGateway {
 export async function startTestGateway(options: Omit<AppOptions, "connection"> = {}): Promise<TestGateway> {
   const manager = await startManager({ port: 0, dataDir: ":memory:" });
   const requestTimeoutMs = options.requestTimeoutMs ?? 5_000;
-  const connection = connectManager(manager.address, requestTimeoutMs);
+  const connection = connectManager(manager.address, { defaultTimeoutMs: requestTimeoutMs });
   const app = await buildApp({ ...options, requestTimeoutMs, connection });
   return {
     app,

@@ -36,7 +36,7 @@ export async function startReplicas(): Promise<Replicas> {
   return {
     manager,
     add: async ({ hook, ...options } = {}) => {
-      const connection = connectManager(manager.address, options.requestTimeoutMs ?? 5_000);
+      const connection = connectManager(manager.address, { defaultTimeoutMs: options.requestTimeoutMs ?? 5_000 });
       const hooked: ManagerConnection = hook === undefined ? connection : { ...connection, manager: { ...connection.manager, ...hook(connection.manager) } };
       const app = await buildApp({ requestTimeoutMs: 5_000, ...options, connection: hooked });
       opened.push({ app, connection });

@@ -107,12 +107,20 @@ export interface StubGateway {
 
 /**
  * A gateway app (driven with inject, or listening if the test says so) in front of
- * stubManager(handlers); its calls' deadline is `options.requestTimeoutMs`, default 2 s.
+ * stubManager(handlers); its calls' deadline is `options.requestTimeoutMs`, default 2 s, and
+ * its channels' message limit `options.maxMessageSizeBytes` (default: connectManager's).
  */
-export async function stubGateway(handlers: ManagerStub = {}, options: Omit<AppOptions, "connection"> = {}): Promise<StubGateway> {
+export async function stubGateway(
+  handlers: ManagerStub = {},
+  options: Omit<AppOptions, "connection"> & { readonly maxMessageSizeBytes?: number } = {},
+): Promise<StubGateway> {
   const manager = await stubManager(handlers);
-  const connection = connectManager(manager.address, options.requestTimeoutMs ?? 2_000);
-  const app = await buildApp({ requestTimeoutMs: 2_000, ...options, connection });
+  const { maxMessageSizeBytes, ...appOptions } = options;
+  const connection = connectManager(manager.address, {
+    defaultTimeoutMs: options.requestTimeoutMs ?? 2_000,
+    ...(maxMessageSizeBytes === undefined ? {} : { maxMessageSizeBytes }),
+  });
+  const app = await buildApp({ requestTimeoutMs: 2_000, ...appOptions, connection });
   return {
     app,
     manager,

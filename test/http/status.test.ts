@@ -76,6 +76,7 @@ const REASONS: readonly [Failure, number, CodeName | undefined][] = [
   ["TOO_MANY_REQUESTS", 429, "RESOURCE_EXHAUSTED"],
   ["REQUEST_HEADER_FIELDS_TOO_LARGE", 431, undefined],
   ["INTERNAL_SERVER_ERROR", 500, undefined],
+  ["BAD_GATEWAY", 502, "INTERNAL"],
   ["OVERLOADED", 503, "UNAVAILABLE"],
 ];
 
@@ -120,6 +121,7 @@ const DESCRIPTIONS: readonly [number, string][] = [
   [413, "the request body is larger than the gateway accepts (1 MiB by default)"],
   [415, "the request's Content-Type is not one this operation accepts"],
   [500, "the gateway or the Manager failed; the detail says nothing about internals, the request id finds it in the log"],
+  [502, "the Manager sent an answer the gateway cannot use (larger than --max-message-size, undecodable, or holding data JSON cannot carry); the request id finds the cause in the log"],
   [503, "the Manager cannot be reached (UNAVAILABLE), or the gateway is overloaded and refuses new requests (Retry-After says when to try again); try again later"],
   [504, "the Manager did not answer in time: within the request timeout (of a list, its first result), or before the Grpc-Timeout"],
 ];
@@ -167,7 +169,7 @@ describe("what the table says of each status", () => {
   it.each([
     [500, "internal error; the request id identifies it in the gateway's log"],
     [501, "the Manager does not implement this operation"],
-    [502, "internal error; the request id identifies it in the gateway's log"],
+    [502, "the Manager sent an answer the gateway cannot use"],
     [503, "the Manager is unavailable; try again later"],
     [504, "the Manager did not answer before the deadline"],
   ])("says of every %i only %j", (status, detail) => {

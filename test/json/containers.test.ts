@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { HostPortRangeSchema, JobIdSchema, OciMetadataSchema } from "../../src/gen/norsk/api/common_pb.js";
 import { JobSchema } from "../../src/gen/norsk/api/manager_pb.js";
 import { listCodec, mapCodec, wrapperCodec } from "../../src/json/containers.js";
-import { INVALID, Issues, MirrorError } from "../../src/json/errors.js";
+import { INVALID, Issues, UnrepresentableError } from "../../src/json/errors.js";
 import { scalarCodec } from "../../src/json/scalars.js";
 import { timestampCodec } from "../../src/json/timestamp.js";
 
@@ -95,10 +95,10 @@ describe("map values and shapes", () => {
     const codec = mapCodec(ScalarType.STRING, timestampCodec);
     try {
       codec.out({ ok: create(TimestampSchema), "x/y": bad });
-      expect.fail("expected a MirrorError");
+      expect.fail("expected an UnrepresentableError");
     } catch (error) {
-      expect(error).toBeInstanceOf(MirrorError);
-      expect((error as MirrorError).errors.map((e) => e.pointer)).toEqual(["/x~1y"]);
+      expect(error).toBeInstanceOf(UnrepresentableError);
+      expect((error as UnrepresentableError).errors.map((e) => e.pointer)).toEqual(["/x~1y"]);
     }
   });
 });
@@ -116,10 +116,10 @@ describe("lists", () => {
     const bad = create(TimestampSchema, { seconds: 253402300800n });
     try {
       codec.out([create(TimestampSchema), bad]);
-      expect.fail("expected a MirrorError");
+      expect.fail("expected an UnrepresentableError");
     } catch (error) {
-      expect(error).toBeInstanceOf(MirrorError);
-      expect((error as MirrorError).errors.map((e) => e.pointer)).toEqual(["/1"]);
+      expect(error).toBeInstanceOf(UnrepresentableError);
+      expect((error as UnrepresentableError).errors.map((e) => e.pointer)).toEqual(["/1"]);
     }
   });
 });

@@ -3,7 +3,7 @@ import { TimestampSchema } from "@bufbuild/protobuf/wkt";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { JobSchema } from "../../src/gen/norsk/api/manager_pb.js";
-import { INVALID, Issues, MirrorError } from "../../src/json/errors.js";
+import { INVALID, Issues, UnrepresentableError } from "../../src/json/errors.js";
 import { jobFromJson, jobToJson } from "../../src/json/job.js";
 import { messageToJson } from "../../src/json/mirror.js";
 import { formatTimestamp, timestampCodec } from "../../src/json/timestamp.js";
@@ -37,12 +37,12 @@ describe("Timestamp output: UTC, Z, 0/3/6/9 fractional digits", () => {
     const job = create(JobSchema, { startDateTime: create(TimestampSchema, { seconds: MAX_SECONDS + 1n }) });
     try {
       messageToJson(JobSchema, job);
-      expect.fail("expected a MirrorError");
+      expect.fail("expected an UnrepresentableError");
     } catch (error) {
-      expect(error).toBeInstanceOf(MirrorError);
-      expect((error as MirrorError).errors[0]?.pointer).toBe("/startDateTime");
+      expect(error).toBeInstanceOf(UnrepresentableError);
+      expect((error as UnrepresentableError).errors[0]?.pointer).toBe("/startDateTime");
     }
-    expect(() => formatTimestamp(0n, -1)).toThrow(MirrorError);
+    expect(() => formatTimestamp(0n, -1)).toThrow(UnrepresentableError);
   });
 
   it.each([
@@ -54,10 +54,10 @@ describe("Timestamp output: UTC, Z, 0/3/6/9 fractional digits", () => {
   ])("refuses {seconds: %s, nanos: %s}, saying which timestamp and the range", (seconds, nanos) => {
     try {
       formatTimestamp(seconds, nanos);
-      expect.fail("expected a MirrorError");
+      expect.fail("expected an UnrepresentableError");
     } catch (error) {
-      expect(error).toBeInstanceOf(MirrorError);
-      expect((error as MirrorError).errors).toEqual([
+      expect(error).toBeInstanceOf(UnrepresentableError);
+      expect((error as UnrepresentableError).errors).toEqual([
         { pointer: "", message: `timestamp {seconds: ${seconds}, nanos: ${nanos}} is outside 0001-01-01..9999-12-31` },
       ]);
     }

@@ -26,7 +26,7 @@ async function failure(iterator: AsyncIterator<unknown>): Promise<GrpcError> {
 
 describe("event bus", () => {
   it("delivers every change to every subscriber in publish order", async () => {
-    const bus = new EventBus<number>(100);
+    const bus = new EventBus<number>({ queueBytes: 100, sizeOf: () => 1 });
     const a = bus.subscribe(new AbortController().signal)[Symbol.asyncIterator]();
     const b = bus.subscribe(new AbortController().signal)[Symbol.asyncIterator]();
     for (let i = 1; i <= 5; i++) bus.publish(() => i);
@@ -35,7 +35,7 @@ describe("event bus", () => {
   });
 
   it("delivers a change published while the subscriber waits", async () => {
-    const bus = new EventBus<string>(10);
+    const bus = new EventBus<string>({ queueBytes: 10, sizeOf: () => 1 });
     const it = bus.subscribe(new AbortController().signal)[Symbol.asyncIterator]();
     const next = it.next();
     bus.publish(() => "late");
@@ -43,7 +43,7 @@ describe("event bus", () => {
   });
 
   it("sends nothing published before subscribing", async () => {
-    const bus = new EventBus<number>(10);
+    const bus = new EventBus<number>({ queueBytes: 10, sizeOf: () => 1 });
     bus.publish(() => 1);
     const it = bus.subscribe(new AbortController().signal)[Symbol.asyncIterator]();
     bus.publish(() => 2);
@@ -51,7 +51,7 @@ describe("event bus", () => {
   });
 
   it("builds a change only when someone listens, and once for all listeners", () => {
-    const bus = new EventBus<number>(10);
+    const bus = new EventBus<number>({ queueBytes: 10, sizeOf: () => 1 });
     let built = 0;
     bus.publish(() => ++built);
     expect(built).toBe(0);
@@ -61,8 +61,8 @@ describe("event bus", () => {
     expect(built).toBe(1);
   });
 
-  it("ends a subscriber that falls more than queueLimit behind with RESOURCE_EXHAUSTED, alone", async () => {
-    const bus = new EventBus<number>(3);
+  it("ends a subscriber that falls more than queueBytes behind with RESOURCE_EXHAUSTED, alone", async () => {
+    const bus = new EventBus<number>({ queueBytes: 3, sizeOf: () => 1 });
     const slow = bus.subscribe(new AbortController().signal);
     const fast = bus.subscribe(new AbortController().signal)[Symbol.asyncIterator]();
     for (let i = 1; i <= 3; i++) {
@@ -79,7 +79,7 @@ describe("event bus", () => {
   });
 
   it("ends a subscription when its signal aborts, even while it waits", async () => {
-    const bus = new EventBus<number>(10);
+    const bus = new EventBus<number>({ queueBytes: 10, sizeOf: () => 1 });
     const controller = new AbortController();
     const it = bus.subscribe(controller.signal)[Symbol.asyncIterator]();
     const next = it.next();
@@ -89,13 +89,13 @@ describe("event bus", () => {
   });
 
   it("does not register a subscription whose signal already aborted", () => {
-    const bus = new EventBus<number>(10);
+    const bus = new EventBus<number>({ queueBytes: 10, sizeOf: () => 1 });
     bus.subscribe(AbortSignal.abort());
     expect(bus.subscriberCount).toBe(0);
   });
 
   it("unsubscribes when the consumer stops iterating", async () => {
-    const bus = new EventBus<number>(10);
+    const bus = new EventBus<number>({ queueBytes: 10, sizeOf: () => 1 });
     const subscription = bus.subscribe(new AbortController().signal);
     bus.publish(() => 1);
     for await (const value of subscription) {
@@ -106,7 +106,7 @@ describe("event bus", () => {
   });
 
   it("ends every subscription, and later ones, with the reason it closes with", async () => {
-    const bus = new EventBus<number>(10);
+    const bus = new EventBus<number>({ queueBytes: 10, sizeOf: () => 1 });
     const before = bus.subscribe(new AbortController().signal)[Symbol.asyncIterator]();
     const waiting = failure(before);
     bus.close(new GrpcError(Code.UNAVAILABLE, "shutting down"));
@@ -116,8 +116,37 @@ describe("event bus", () => {
     expect(bus.subscriberCount).toBe(0);
   });
 
+  it("counts a queue in the bytes sizeOf gives, released as the subscriber consumes", async () => {
+    const bus = new EventBus<number>({ queueBytes: 100, sizeOf: (n) => n });
+    const subscription = bus.subscribe(new AbortController().signal);
+    const it = subscription[Symbol.asyncIterator]();
+    bus.publish(() => 60);
+    bus.publish(() => 40);
+    expect(subscription.backlogBytes).toBe(100);
+    expect(await take(it, 1)).toEqual([60]);
+    expect(subscription.backlogBytes).toBe(40);
+    bus.publish(() => 60);
+    expect(subscription.backlogBytes).toBe(100);
+    bus.publish(() => 1);
+    const error = await failure(it);
+    expect(error.code).toBe(Code.RESOURCE_EXHAUSTED);
+    expect(error.details).toBe("event subscriber fell more than 100 bytes behind; reconnect");
+    expect(subscription.backlogBytes).toBe(0);
+  });
+
+  it("delivers a change larger than queueBytes when it finds the queue empty", async () => {
+    const bus = new EventBus<number>({ queueBytes: 10, sizeOf: (n) => n });
+    const subscription = bus.subscribe(new AbortController().signal);
+    const it = subscription[Symbol.asyncIterator]();
+    bus.publish(() => 1_000);
+    expect(await take(it, 1)).toEqual([1_000]);
+    bus.publish(() => 5);
+    bus.publish(() => 1_000);
+    expect((await failure(it)).code).toBe(Code.RESOURCE_EXHAUSTED);
+  });
+
   it("rejects a queue limit that is not a positive integer", () => {
-    expect(() => new EventBus(0)).toThrow(RangeError);
-    expect(() => new EventBus(1.5)).toThrow(RangeError);
+    expect(() => new EventBus<number>({ queueBytes: 0, sizeOf: () => 1 })).toThrow(RangeError);
+    expect(() => new EventBus<number>({ queueBytes: 1.5, sizeOf: () => 1 })).toThrow(RangeError);
   });
 });

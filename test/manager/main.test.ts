@@ -1,5 +1,7 @@
 // The command line of src/manager/main.ts (`npm run manager`).
 import { afterAll, describe, it } from "vitest";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { Manager } from "../../src/gen/norsk/api/manager_pb.js";
 import { createChannel, createClient } from "../../src/grpc/index.js";
 import { runManager } from "./process.js";
@@ -30,6 +32,19 @@ describe.concurrent("npm run manager", () => {
     expect((await run.exited).code).toBe(2);
     expect(run.lines).toHaveLength(1);
     expect(run.lines[0]).toContain(flag);
+  });
+
+  it.for<[string, string]>([
+    ["a path under a regular file", "ENOTDIR"],
+    ["a regular file where the dir should be", "EEXIST"],
+  ])("exits 2 with one line naming the data dir and why when it is %s", async ([, code], { expect }) => {
+    // Real failures even for root: a regular file stands where a directory must be.
+    const file = join(dataDir, `not-a-dir-${code}`);
+    writeFileSync(file, "");
+    const dir = code === "ENOTDIR" ? join(file, "data") : file;
+    const run = runManager(["--port", "0", "--data-dir", dir]);
+    expect((await run.exited).code).toBe(2);
+    expect(run.lines).toEqual([`norsk-manager: cannot use the data dir ${dir}: ${code}: ${code === "ENOTDIR" ? "not a directory" : "file already exists"}`]);
   });
 
   it("serves on the given port and data dir, logs one line, and exits 0 on SIGTERM", async ({ expect }) => {

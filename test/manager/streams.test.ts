@@ -9,7 +9,11 @@ import { Job_JobState, Manager } from "../../src/gen/norsk/api/manager_pb.js";
 import type { EventStreamEvent, NorskStatusEvent } from "../../src/gen/norsk/api/manager_pb.js";
 import { Log_Level } from "../../src/gen/norsk/api/common_pb.js";
 import { Code, GrpcError, createChannel, createClient } from "../../src/grpc/index.js";
-import { EventReader, eventually, grpcErrorOf, kinds, simpleJob, startHarness } from "./harness.js";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { timestampFromMs } from "@bufbuild/protobuf/wkt";
+import { PICTURE_HISTORY_ENTRIES } from "../../src/manager/picture.js";
+import { EventReader, collect, eventually, grpcErrorOf, kinds, simpleJob, startHarness, tempDataDir } from "./harness.js";
 import type { Harness } from "./harness.js";
 
 const cleanup: (() => Promise<void> | void)[] = [];
@@ -140,6 +144,54 @@ describe("EventStream", () => {
     expect(kinds(await untilInitialDataComplete(openStream(h, 0)))).not.toContain("jobPending");
   });
 
+  it("carries at most PICTURE_HISTORY_ENTRIES of a job's newest history entries, each without previous_job", async () => {
+    // Each history entry's timestamp is the count of clock reads before it: entries are told apart by it.
+    let ticks = 0;
+    const h = await harness({ clock: () => timestampFromMs(1_000 * ticks++) });
+    const updates = PICTURE_HISTORY_ENTRIES + 20;
+    for (const id of ["active", "pending"]) {
+      // Due at once by the Manager's clock.
+      await h.client.createJob(simpleJob(id, { startDateTime: { seconds: 1n } }));
+      for (let i = 0; i < updates; i++) await h.client.updateJob(simpleJob(id, { description: `v${i}`, startDateTime: { seconds: 1n } }));
+    }
+    await h.client.startJob({ jobId: { jobId: "active" }, role: "r", nodeId: { nodeId: "n" } });
+    const picture = await untilInitialDataComplete(openStream(h, 3600));
+    expect(picture.map((e) => `${e.event.case ?? ""}:${subject(e)}`)).toEqual(["jobActive:active", "jobPending:pending"]);
+    const [stored] = await collect(h.client.jobSearch({ jobFilter: [{ jobFilter: { case: "idFilter", value: { comparison: { case: "eq", value: "active" } } } }] }));
+    for (const event of picture) {
+      if (event.event.case !== "jobActive" && event.event.case !== "jobPending") throw new Error("expected a job event");
+      const jwh = event.event.value.jobWithHistory;
+      const entries = jwh?.historyEntry ?? [];
+      expect(entries).toHaveLength(PICTURE_HISTORY_ENTRIES);
+      for (const entry of entries) {
+        if (entry.historyEntry.case === "jobUpdated") expect(entry.historyEntry.value.previousJob).toBeUndefined();
+      }
+      const times = entries.map((e) => Number(e.historyEntry.value?.timestamp?.seconds ?? -1n));
+      // The newest ones, oldest first: "active" was written at ticks 0 to `updates`, "pending" at
+      // the next `updates + 1`, then "active" started at the last tick.
+      const newest = (last: number, count: number): number[] => Array.from({ length: count }, (_, i) => last - count + 1 + i);
+      expect(times).toEqual(
+        event.event.case === "jobActive"
+          ? [...newest(updates, PICTURE_HISTORY_ENTRIES - 1), 2 * updates + 2]
+          : newest(2 * updates + 1, PICTURE_HISTORY_ENTRIES),
+      );
+      if (event.event.case === "jobActive") {
+        expect(entries.at(-1)?.historyEntry.case).toBe("jobRunning");
+        expect(jwh?.job).toEqual(stored?.job);
+      }
+    }
+  });
+
+  it("reads only the jobs it sends: a stored job that does not decode is no obstacle", async () => {
+    const h = await harness({ dataDir: tempDataDir() });
+    await h.client.createJob(simpleJob("pending", { startDateTime: { seconds: seconds(0) } }));
+    const db = new Database(join(h.dataDir, "manager.sqlite"));
+    db.prepare("INSERT INTO jobs (id, hash, job) VALUES ('broken', 1, X'FFFF')").run();
+    db.close();
+    const picture = await untilInitialDataComplete(openStream(h, 3600));
+    expect(picture.map((e) => `${e.event.case ?? ""}:${subject(e)}`)).toEqual(["jobPending:pending"]);
+  });
+
   it("sends initial_data_complete first when the Manager holds nothing", async () => {
     const h = await harness();
     expect((await openStream(h).next()).event.case).toBe("initialDataComplete");
@@ -226,7 +278,7 @@ describe("EventStream", () => {
   });
 
   it("ends a subscriber that reads too slowly with RESOURCE_EXHAUSTED", async () => {
-    const h = await harness({ eventQueueLimit: 4 });
+    const h = await harness({ eventQueueBytes: 400_000 });
     const stalled = h.client.eventStream({}, { timeoutMs: 600_000 })[Symbol.asyncIterator]();
     const first = await stalled.next();
     expect(first.done === true ? "ended" : first.value.event.case).toBe("initialDataComplete");

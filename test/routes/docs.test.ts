@@ -17,7 +17,7 @@ let connection: ManagerConnection;
 let app: FastifyInstance;
 
 beforeAll(async () => {
-  connection = connectManager("127.0.0.1:1", 1_000);
+  connection = connectManager("127.0.0.1:1", { defaultTimeoutMs: 1_000 });
   app = await buildApp({ connection });
 });
 

@@ -25,7 +25,7 @@ let job: Record<string, unknown>;
 beforeAll(async () => {
   manager = await startManager({ port: 0, dataDir: ":memory:" });
   proxy = await startDroppingProxy(manager.address);
-  connection = connectManager(proxy.address, 5_000);
+  connection = connectManager(proxy.address, { defaultTimeoutMs: 5_000 });
   app = await buildApp({ connection, requestTimeoutMs: 5_000 });
   url = await app.listen({ port: 0, host: "127.0.0.1" });
   const created = await app.inject({ method: "POST", url: "/v1/jobs", headers: { "content-type": "application/json" }, payload: { jobId: "x", startDateTime: "2026-01-01T00:00:00Z" } });

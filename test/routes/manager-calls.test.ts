@@ -159,7 +159,7 @@ describe("readiness", () => {
   });
 
   it("is not ready when nothing listens at the Manager's address, and still alive", async () => {
-    const nowhere = connectManager("127.0.0.1:1", 500);
+    const nowhere = connectManager("127.0.0.1:1", { defaultTimeoutMs: 500 });
     const lonely = await buildApp({ connection: nowhere });
     try {
       expect((await lonely.inject({ method: "GET", url: "/readyz" })).statusCode).toBe(503);

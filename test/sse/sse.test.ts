@@ -4,8 +4,8 @@ import { create, toBinary } from "@bufbuild/protobuf";
 import { describe, expect, it } from "vitest";
 import { EventStreamEventSchema, NodeStopping_Reason, NorskStatusEventSchema } from "../../src/gen/norsk/api/manager_pb.js";
 import { messageToJson } from "../../src/json/index.js";
-import { EventDecoder } from "../../src/sse/decoder.js";
-import { formatError, formatEvent, heartbeat, negotiateFormat } from "../../src/sse/frames.js";
+import { EventDecoder, SHARED_DATA_MIN_BYTES, dataBytes } from "../../src/sse/decoder.js";
+import { formatError, formatEvent, frameText, heartbeat, negotiateFormat } from "../../src/sse/frames.js";
 
 const bytesOf = (init: Parameters<typeof create<typeof EventStreamEventSchema>>[1]) =>
   Buffer.from(toBinary(EventStreamEventSchema, create(EventStreamEventSchema, init)));
@@ -28,12 +28,12 @@ describe("negotiateFormat", () => {
 });
 
 describe("frames", () => {
-  const event = { event: "jobDeleted", json: '{"jobId":"a\\nb"}' };
+  const event = { event: "jobDeleted", data: '{"jobId":"a\\nb"}' };
   it("writes an SSE event with id, name and one line of data", () => {
     expect(formatEvent("sse", event, 7)).toBe('id: 7\nevent: jobDeleted\ndata: {"jobId":"a\\nb"}\n\n');
   });
   it("writes an NDJSON line", () => {
-    expect(JSON.parse(formatEvent("ndjson", event, 7))).toEqual({ event: "jobDeleted", data: { jobId: "a\nb" } });
+    expect(JSON.parse(frameText(formatEvent("ndjson", event, 7)))).toEqual({ event: "jobDeleted", data: { jobId: "a\nb" } });
   });
   it("writes the error event and the heartbeat in each format", () => {
     expect(formatError("sse", { status: 503 })).toBe('event: error\ndata: {"status":503}\n\n');
@@ -48,8 +48,8 @@ describe("EventDecoder", () => {
     const decoder = new EventDecoder(EventStreamEventSchema);
     const message = create(EventStreamEventSchema, { event: { case: "nodeStopping", value: { nodeId: { nodeId: "n" }, reason: NodeStopping_Reason.USER_REQUESTED } } });
     const event = decoder.decode(Buffer.from(toBinary(EventStreamEventSchema, message)));
-    expect(event).toEqual({ event: "nodeStopping", json: JSON.stringify(messageToJson(EventStreamEventSchema, message).nodeStopping) });
-    expect(event?.json).toBe('{"nodeId":"n","reason":"user_requested"}');
+    expect(event).toEqual({ event: "nodeStopping", data: JSON.stringify(messageToJson(EventStreamEventSchema, message).nodeStopping) });
+    expect(event?.data).toBe('{"nodeId":"n","reason":"user_requested"}');
   });
 
   it("answers the same for the same bytes, from its cache, and apart for different ones", () => {
@@ -59,10 +59,23 @@ describe("EventDecoder", () => {
     const c = bytesOf({ event: { case: "jobDeleted", value: { jobId: { jobId: "c" } } } });
     const first = decoder.decode(a);
     expect(decoder.decode(Buffer.from(a))).toBe(first); // the cached object itself
-    expect(decoder.decode(b)?.json).toBe('{"jobId":"b"}');
-    expect(decoder.decode(c)?.json).toBe('{"jobId":"c"}'); // evicts a, the least recent
+    expect(decoder.decode(b)?.data).toBe('{"jobId":"b"}');
+    expect(decoder.decode(c)?.data).toBe('{"jobId":"c"}'); // evicts a, the least recent
     expect(decoder.decode(a)).not.toBe(first);
     expect(decoder.decode(a)).toEqual(first);
+  });
+
+  it("keeps data of SHARED_DATA_MIN_BYTES or more as one Buffer, the same object for every client of the same bytes", () => {
+    const decoder = new EventDecoder(EventStreamEventSchema);
+    const small = decoder.decode(bytesOf({ event: { case: "jobDeleted", value: { jobId: { jobId: "a" } } } }));
+    expect(typeof small?.data).toBe("string");
+    const jobId = "é".repeat(SHARED_DATA_MIN_BYTES);
+    const bytes = bytesOf({ event: { case: "jobDeleted", value: { jobId: { jobId } } } });
+    const large = decoder.decode(bytes);
+    expect(Buffer.isBuffer(large?.data)).toBe(true);
+    expect(String(large?.data)).toBe(JSON.stringify({ jobId }));
+    expect(decoder.decode(bytes)?.data).toBe(large?.data); // shared, not copied
+    expect(dataBytes(large ?? { event: "", data: "" })).toBe(Buffer.byteLength(JSON.stringify({ jobId })));
   });
 
   it("skips a member it does not know, and a message with none set", () => {
@@ -74,6 +87,6 @@ describe("EventDecoder", () => {
   it("decodes status events too", () => {
     const decoder = new EventDecoder(NorskStatusEventSchema);
     const bytes = toBinary(NorskStatusEventSchema, create(NorskStatusEventSchema, { message: { case: "logEvent", value: { msg: "hi", timestamp: 5n } } }));
-    expect(decoder.decode(Buffer.from(bytes))).toEqual({ event: "logEvent", json: '{"level":"emergency","timestamp":"5","msg":"hi","metadata":""}' });
+    expect(decoder.decode(Buffer.from(bytes))).toEqual({ event: "logEvent", data: '{"level":"emergency","timestamp":"5","msg":"hi","metadata":""}' });
   });
 });

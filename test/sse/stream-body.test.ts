@@ -1,8 +1,9 @@
 // StreamBody's per-client bound, to the byte. On the wire the bound hides behind the sockets'
 // buffers (how much they take is the kernel's business), so it is pinned here instead: a body
 // that nobody reads (a client that never reads) fed by the class's own injection point, `open`,
-// with real messages through the real decoder and framing. The contract: a frame is queued only
-// if what would then be waiting, that frame included, is at most `bufferLimitBytes`.
+// with real messages through the real decoder and framing. The contract: the oldest frame still
+// waiting (the one in flight) is never counted, whatever its size; what waits behind it may be
+// at most `bufferLimitBytes`, judged once per event-loop turn.
 import { IncomingMessage, ServerResponse } from "node:http";
 import { Socket } from "node:net";
 import { create, toBinary } from "@bufbuild/protobuf";
@@ -10,7 +11,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { EventStreamEventSchema } from "../../src/gen/norsk/api/manager_pb.js";
 import type { ProblemJson } from "../../schemas/common.js";
 import { EventDecoder } from "../../src/sse/decoder.js";
-import { formatError, formatEvent } from "../../src/sse/frames.js";
+import { formatError, formatEvent, frameText } from "../../src/sse/frames.js";
 import { SlowClientError, StreamBody, WRITE_INTERVAL_MS } from "../../src/sse/stream-body.js";
 import type { BytesStreamHandlers } from "../../src/grpc/client.js";
 
@@ -24,7 +25,7 @@ function messageOfFrameSize(size: number, id: number): { bytes: Buffer; frame: s
   const frameOf = (bytes: Buffer) => {
     const event = decoder.decode(bytes);
     if (event === undefined) throw new Error("jobDeleted did not decode");
-    return formatEvent("sse", event, id);
+    return frameText(formatEvent("sse", event, id));
   };
   const overhead = Buffer.byteLength(frameOf(messageFor("")));
   const bytes = messageFor("x".repeat(size - overhead));
@@ -92,37 +93,74 @@ async function textOf(body: StreamBody): Promise<string> {
 
 const slowClientError = `the client fell more than ${LIMIT} bytes behind`;
 
+/** Lets the turn end: the bound is judged after the turn's writes. */
+const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
 describe("StreamBody's bound on what waits for a client", () => {
-  it("queues a frame that brings what is waiting to exactly bufferLimitBytes", async () => {
+  it("keeps a client whose frames behind the one in flight come to exactly bufferLimitBytes", async () => {
     const { body, seen, deliver } = unreadBody();
     const first = messageOfFrameSize(1000, 1);
     const second = messageOfFrameSize(LIMIT - 1000, 2);
+    const third = messageOfFrameSize(1000, 3);
     deliver(first.bytes);
     await body.started;
     deliver(second.bytes);
-    expect(body.waitingBytes).toBe(LIMIT);
+    deliver(third.bytes);
+    await turn();
+    expect(body.waitingBytes).toBe(LIMIT + 1000);
+    expect(body.behindBytes).toBe(LIMIT);
     expect(seen).toEqual({ cancelled: 0, failures: [] });
   });
 
-  it("ends the stream with the error event, instead of queuing, a frame that would leave bufferLimitBytes + 1 waiting", async () => {
+  it("ends the stream with the error event once bufferLimitBytes + 1 wait behind the frame in flight", async () => {
     const { body, seen, deliver } = unreadBody();
     const first = messageOfFrameSize(1000, 1);
     const second = messageOfFrameSize(LIMIT - 1000 + 1, 2);
+    const third = messageOfFrameSize(1000, 3);
     deliver(first.bytes);
     await body.started;
     deliver(second.bytes);
+    deliver(third.bytes);
+    expect(seen.failures).toEqual([]); // not judged at each frame: at the end of the turn
+    await turn();
     expect(seen.failures).toEqual([new SlowClientError(slowClientError)]);
     expect(seen.cancelled).toBe(1); // the Manager's stream is released at once
-    expect(await textOf(body)).toBe(first.frame + formatError("sse", problemOf(new Error(slowClientError))));
+    expect(await textOf(body)).toBe(first.frame + second.frame + third.frame + formatError("sse", problemOf(new Error(slowClientError))));
   });
 
-  it("counts the frame being queued: a first frame larger than bufferLimitBytes ends the stream with nothing else waiting", async () => {
+  it("delivers a frame far larger than bufferLimitBytes alone, and whole, when nothing else waits", async () => {
     const { body, seen, deliver } = unreadBody();
-    deliver(messageOfFrameSize(LIMIT + 1, 1).bytes);
+    const big = messageOfFrameSize(LIMIT * 8, 1);
+    deliver(big.bytes);
     await body.started;
+    await turn();
+    expect(body.behindBytes).toBe(0);
+    expect(seen.failures).toEqual([]);
+    body.fail(problemOf(new Error("the end")));
+    expect(await textOf(body)).toBe(big.frame + formatError("sse", problemOf(new Error("the end"))));
+  });
+
+  it("counts a large frame behind one in flight: behind a waiting frame it is judged like any other", async () => {
+    const { body, seen, deliver } = unreadBody();
+    deliver(messageOfFrameSize(100, 1).bytes);
+    await body.started;
+    deliver(messageOfFrameSize(LIMIT + 1, 2).bytes);
+    await turn();
     expect(seen.failures).toEqual([new SlowClientError(slowClientError)]);
-    expect(seen.failures.map((failure) => (failure as Error).name)).toEqual(["SlowClientError"]); // as the log shows it
-    expect(await textOf(body)).toBe(formatError("sse", problemOf(new Error(slowClientError))));
+  });
+
+  it("forgets the frames its client has taken: what was in flight no longer counts once read", async () => {
+    const { body, seen, deliver } = unreadBody();
+    const big = messageOfFrameSize(LIMIT * 2, 1);
+    deliver(big.bytes);
+    await body.started;
+    await turn();
+    expect(String(body.read())).toBe(big.frame); // the client takes the large frame
+    deliver(messageOfFrameSize(LIMIT, 2).bytes); // now in flight itself
+    deliver(messageOfFrameSize(LIMIT, 3).bytes); // behind it, exactly the limit
+    await turn();
+    expect(body.behindBytes).toBe(LIMIT);
+    expect(seen.failures).toEqual([]);
   });
 
   it("tells its observer (the metrics) each event queued, the drop, and the close, in order", async () => {
@@ -131,11 +169,12 @@ describe("StreamBody's bound on what waits for a client", () => {
     await body.started;
     deliver(messageOfFrameSize(1000, 2).bytes);
     deliver(messageOfFrameSize(LIMIT, 3).bytes);
+    await turn();
     deliver(messageOfFrameSize(100, 4).bytes);
-    expect(observed).toEqual(["opened", "event", "event", "dropped"]);
+    expect(observed).toEqual(["opened", "event", "event", "event", "dropped"]);
     await textOf(body);
-    await new Promise((resolve) => setImmediate(resolve));
-    expect(observed).toEqual(["opened", "event", "event", "dropped", "closed"]);
+    await turn();
+    expect(observed).toEqual(["opened", "event", "event", "event", "dropped", "closed"]);
   });
 });
 

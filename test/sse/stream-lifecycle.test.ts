@@ -11,7 +11,7 @@ import { Code, GrpcError } from "../../src/grpc/errors.js";
 import { ProblemError } from "../../src/http/problem.js";
 import type { ProblemJson } from "../../schemas/common.js";
 import type { EncodedEvent } from "../../src/sse/decoder.js";
-import { formatError, formatEvent, heartbeat } from "../../src/sse/frames.js";
+import { formatError, formatEvent, frameText, heartbeat } from "../../src/sse/frames.js";
 import type { StreamFormat } from "../../src/sse/frames.js";
 import { LINGER_MS, StreamBody } from "../../src/sse/stream-body.js";
 import type { BytesStreamHandlers } from "../../src/grpc/client.js";
@@ -20,7 +20,7 @@ import type { BytesStreamHandlers } from "../../src/grpc/client.js";
 function decode(bytes: Buffer): EncodedEvent | undefined {
   const text = bytes.toString();
   if (text === "bad") throw new Error("the message does not decode");
-  return text === "" ? undefined : { event: "jobUpdated", json: text };
+  return text === "" ? undefined : { event: "jobUpdated", data: text };
 }
 
 const problemOf = (error: unknown): ProblemJson => ({
@@ -89,7 +89,7 @@ async function textOf(body: StreamBody): Promise<string> {
   return text;
 }
 
-const event = (json: string, id: number, format: StreamFormat = "sse"): string => formatEvent(format, { event: "jobUpdated", json }, id);
+const event = (json: string, id: number, format: StreamFormat = "sse"): string => frameText(formatEvent(format, { event: "jobUpdated", data: json }, id));
 
 describe("StreamBody's events", () => {
   it("numbers the events 1, 2, 3 in the order the Manager sent them, and ends when the Manager ends", async () => {
