@@ -17,7 +17,6 @@ import type { ProblemSample } from "../http/status.js";
 import { operationsOf } from "./document.js";
 import type { Media, OpenApiDocument, Operation } from "./document.js";
 import { shareAlike } from "./shared.js";
-import { referToAlikeProperties } from "./pointers.js";
 
 export const PROBLEM_MEDIA = "application/problem+json";
 const JSON_MEDIA = "application/json";
@@ -43,7 +42,6 @@ export function finishDocument(generated: OpenApiDocument): OpenApiDocument {
   shareAlike(doc, PROBLEM_MEDIA);
   dropUnusedSchemas(doc);
   dropConstantExamples(doc.components?.schemas);
-  referToAlikeProperties(doc);
   return doc;
 }
 
