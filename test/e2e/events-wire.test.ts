@@ -90,6 +90,11 @@ describe("the stream on the wire", () => {
   });
 });
 
+/** The jobUpdated frames of `text` that have arrived whole (a frame ends with a blank line). */
+function completeUpdates(text: string): string[] {
+  return text.split("\n\n").slice(0, -1).filter((frame) => frame.includes("event: jobUpdated"));
+}
+
 describe("large events", () => {
   it("delivers a 600 KB job's jobUpdated (job and previous version) to three clients reading along, none of them closed", async () => {
     gw = await startListeningGateway({ streams: { heartbeatMs: 60_000 } }); // --sse-buffer's default, 1 MiB
@@ -105,11 +110,11 @@ describe("large events", () => {
     });
     expect(patched.status).toBe(200);
     for (const stream of streams) {
-      await eventually(() => stream.state.text.split("event: jobUpdated\n").length - 1 === 2, "both jobUpdated events", 10_000);
+      await eventually(() => completeUpdates(stream.state.text).length === 2, "both jobUpdated events, whole", 10_000);
     }
     for (const stream of streams) {
       expect(stream.state.text).not.toContain("event: error");
-      const updates = stream.state.text.split("\n\n").filter((frame) => frame.includes("event: jobUpdated"));
+      const updates = completeUpdates(stream.state.text);
       const last = JSON.parse(updates[1]?.split("\ndata: ")[1] ?? "") as { jobWithHistory: { job: { description: string }; history: unknown[] } };
       expect(last.jobWithHistory.job.description).toBe("e".repeat(600_000));
       stream.close();
