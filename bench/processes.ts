@@ -51,8 +51,10 @@ export async function startChild(args: readonly string[], ready: RegExp, command
   };
 }
 
+/** BENCH_MANAGER_NODE_ARGS gives the Manager's node flags, e.g. "--cpu-prof --cpu-prof-dir /tmp/prof". */
 export function startManagerProcess(dataDir: string): Promise<Child> {
-  return startChild(["dist/src/manager/main.js", "--port", "0", "--data-dir", dataDir], /listening on (\S+)/);
+  const nodeArgs = (process.env.BENCH_MANAGER_NODE_ARGS ?? "").split(" ").filter((arg) => arg !== "");
+  return startChild([...nodeArgs, "dist/src/manager/main.js", "--port", "0", "--data-dir", dataDir], /listening on (\S+)/);
 }
 
 /** `nodeArgs` go to node itself, before the script (e.g. --cpu-prof). */
