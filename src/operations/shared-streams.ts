@@ -1,7 +1,10 @@
 // Event streams that clients opening together share (docs/ARCHITECTURE.md §5, Coalesced
 // reads). A client that opens a stream while an identical one is starting (it has not had its
 // first message, so the Manager may not have read its picture yet) waits for the next one,
-// which opens as soon as that one has started and serves every client that came meanwhile.
+// which opens once that one has started, and no sooner than StreamSharingOptions.minIntervalMs
+// after it was opened, and serves every client that came meanwhile. The interval is what makes
+// a crowd of clients share a few streams: without it, the faster the Manager starts a stream,
+// the fewer clients arrive while it starts, and each event is sent once per stream.
 // A stream therefore always begins with a picture read after its client arrived, as a call of
 // its own would; the Manager sends each event once per shared stream instead of once per
 // client, and the gateway receives it once. Each client still gets every message from the
@@ -24,6 +27,8 @@ interface Upstream {
   readonly key: string;
   readonly open: Open;
   readonly members: Set<Member>;
+  /** When it was opened (performance.now()). */
+  readonly openedAt: number;
   started: boolean;
   cancel: () => void;
 }
@@ -38,17 +43,31 @@ interface KeyState {
 export interface StreamSharingOptions {
   /** Told how many clients a stream serves beyond the one it was opened for. Default: nothing. */
   readonly onShared?: ((clients: number) => void) | undefined;
+  /**
+   * The least time, in ms, between opening a key's stream and opening the next one for the
+   * clients that came after it: they wait at most this long beyond the first one's start. 0
+   * opens the next as soon as the one before has started. Default: SHARE_INTERVAL_MS.
+   */
+  readonly minIntervalMs?: number | undefined;
 }
+
+/** StreamSharingOptions.minIntervalMs's default: 100 ms. */
+export const SHARE_INTERVAL_MS = 100;
 
 export class StreamSharing {
   readonly #keys = new Map<string, KeyState>();
   readonly #onShared: (clients: number) => void;
+  readonly #minIntervalMs: number;
 
   constructor(options: StreamSharingOptions = {}) {
     this.#onShared = options.onShared ?? (() => undefined);
+    this.#minIntervalMs = options.minIntervalMs ?? SHARE_INTERVAL_MS;
   }
 
-  /** Keys with a stream starting (for tests: none once every stream has started or ended). */
+  /**
+   * Keys with a stream starting, or clients waiting for the interval before the next (for
+   * tests: none once every stream has started or ended and its interval has passed).
+   */
   get starting(): number {
     return this.#keys.size;
   }
@@ -73,7 +92,7 @@ export class StreamSharing {
   }
 
   #start(key: string, members: Set<Member>, open: Open): void {
-    const upstream: Upstream = { key, open, members, started: false, cancel: () => undefined };
+    const upstream: Upstream = { key, open, members, openedAt: performance.now(), started: false, cancel: () => undefined };
     for (const member of members) member.upstream = upstream;
     if (members.size > 1) this.#onShared(members.size - 1);
     this.#keys.set(key, { starting: upstream, next: new Set() });
@@ -108,14 +127,30 @@ export class StreamSharing {
     });
   }
 
-  /** `upstream` has started (or ended, or lost its clients): the clients that came meanwhile get the next stream. */
+  /**
+   * `upstream` has started (or ended, or lost its clients): the clients that came meanwhile,
+   * and those that come until its interval has passed, get the next stream.
+   */
   #started(upstream: Upstream): void {
     if (upstream.started) return;
     upstream.started = true;
     const state = this.#keys.get(upstream.key);
     if (state?.starting !== upstream) return;
-    if (state.next.size === 0) this.#keys.delete(upstream.key);
-    else this.#start(upstream.key, state.next, upstream.open);
+    const wait = upstream.openedAt + this.#minIntervalMs - performance.now();
+    if (wait <= 0) {
+      this.#openNext(state);
+      return;
+    }
+    // Unreferenced: clients waiting here hold their own requests open, not the process.
+    setTimeout(() => { this.#openNext(state); }, wait).unref();
+  }
+
+  /** The next stream of `state`'s key, for the clients waiting; none waiting ends the key's state. */
+  #openNext(state: KeyState): void {
+    const { key, open } = state.starting;
+    if (this.#keys.get(key) !== state) return;
+    if (state.next.size === 0) this.#keys.delete(key);
+    else this.#start(key, state.next, open);
   }
 
   #leave(upstream: Upstream, member: Member): void {

@@ -19,8 +19,15 @@ afterEach(async () => {
   gw = undefined;
 });
 
-const post = (g: ListeningGateway, body: object) =>
-  fetch(`${g.url}/v1/jobs`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+/**
+ * Creates a job and reads the answer whole: an answer left unread (a large job's) keeps its
+ * connection busy, and the gateway's close then waits for it.
+ */
+async function post(g: ListeningGateway, body: object): Promise<Response> {
+  const response = await fetch(`${g.url}/v1/jobs`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+  await response.arrayBuffer();
+  return response;
+}
 
 describe("the stream on the wire", () => {
   it("sends a heartbeat comment when nothing happens", async () => {
@@ -109,6 +116,7 @@ describe("large events", () => {
       body: JSON.stringify({ description: "e".repeat(600_000) }),
     });
     expect(patched.status).toBe(200);
+    await patched.arrayBuffer();
     for (const stream of streams) {
       await eventually(() => completeUpdates(stream.state.text).length === 2, "both jobUpdated events, whole", 10_000);
     }

@@ -2,11 +2,11 @@
 // upstream streams the test plays: which clients a stream serves, when the next one opens, what
 // each client receives, and what happens when clients leave. End to end (real Manager, real
 // SSE clients): test/routes/shared-streams.test.ts.
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { Code, GrpcError } from "../../src/grpc/index.js";
 import type { BytesStreamHandlers, OpenBytesStream } from "../../src/grpc/client.js";
 import type { CallOptions } from "../../src/grpc/types.js";
-import { StreamSharing } from "../../src/operations/shared-streams.js";
+import { SHARE_INTERVAL_MS, StreamSharing } from "../../src/operations/shared-streams.js";
 
 /** Upstream streams opened so far, each with its options, its handlers and whether it was cancelled. */
 function upstreams() {
@@ -36,7 +36,7 @@ const bytes = (text: string) => Buffer.from(text);
 
 describe("StreamSharing", () => {
   it("gives the clients that open while a stream starts the next stream, opened once that one has started", () => {
-    const sharing = new StreamSharing();
+    const sharing = new StreamSharing({ minIntervalMs: 0 });
     const { opened, open } = upstreams();
     const [a, b, c] = [client(), client(), client()];
     sharing.open("k", {}, open)(a.handlers);
@@ -55,7 +55,7 @@ describe("StreamSharing", () => {
   });
 
   it("opens a stream at once when none is starting, also after an earlier one has started", () => {
-    const sharing = new StreamSharing();
+    const sharing = new StreamSharing({ minIntervalMs: 0 });
     const { opened, open } = upstreams();
     sharing.open("k", {}, open)(client().handlers);
     opened[0]?.handlers.message(bytes("picture"));
@@ -64,7 +64,7 @@ describe("StreamSharing", () => {
   });
 
   it("keeps different keys apart", () => {
-    const sharing = new StreamSharing();
+    const sharing = new StreamSharing({ minIntervalMs: 0 });
     const { opened, open } = upstreams();
     sharing.open("events 0", {}, open)(client().handlers);
     sharing.open("events 60", {}, open)(client().handlers);
@@ -73,7 +73,7 @@ describe("StreamSharing", () => {
 
   it("counts the clients a stream serves beyond the first", () => {
     const shared: number[] = [];
-    const sharing = new StreamSharing({ onShared: (clients) => shared.push(clients) });
+    const sharing = new StreamSharing({ minIntervalMs: 0, onShared: (clients) => shared.push(clients) });
     const { opened, open } = upstreams();
     for (let i = 0; i < 4; i++) sharing.open("k", {}, open)(client().handlers);
     opened[0]?.handlers.message(bytes("p"));
@@ -81,7 +81,7 @@ describe("StreamSharing", () => {
   });
 
   it("opens a shared stream with the first client's metadata and without any one client's signal", () => {
-    const sharing = new StreamSharing();
+    const sharing = new StreamSharing({ minIntervalMs: 0 });
     const { opened, open } = upstreams();
     sharing.open("k", { metadata: { "x-request-id": "first" }, signal: new AbortController().signal }, open)(client().handlers);
     sharing.open("k", { metadata: { "x-request-id": "second" }, signal: new AbortController().signal }, open)(client().handlers);
@@ -93,7 +93,7 @@ describe("StreamSharing", () => {
   });
 
   it("cancels a shared stream only when its last client leaves", () => {
-    const sharing = new StreamSharing();
+    const sharing = new StreamSharing({ minIntervalMs: 0 });
     const { opened, open } = upstreams();
     sharing.open("k", {}, open)(client().handlers);
     const leave = [sharing.open("k", {}, open)(client().handlers), sharing.open("k", {}, open)(client().handlers)];
@@ -105,7 +105,7 @@ describe("StreamSharing", () => {
   });
 
   it("forgets a client that leaves while it waits, and opens nothing for nobody", () => {
-    const sharing = new StreamSharing();
+    const sharing = new StreamSharing({ minIntervalMs: 0 });
     const { opened, open } = upstreams();
     sharing.open("k", {}, open)(client().handlers);
     const leave = sharing.open("k", {}, open)(client().handlers);
@@ -116,7 +116,7 @@ describe("StreamSharing", () => {
   });
 
   it("opens the next stream when every client of a starting one has left", () => {
-    const sharing = new StreamSharing();
+    const sharing = new StreamSharing({ minIntervalMs: 0 });
     const { opened, open } = upstreams();
     const leaveFirst = sharing.open("k", {}, open)(client().handlers);
     const waiting = client();
@@ -129,7 +129,7 @@ describe("StreamSharing", () => {
   });
 
   it("ends or fails every client of a stream with it, and a failure before the start opens the next stream", () => {
-    const sharing = new StreamSharing();
+    const sharing = new StreamSharing({ minIntervalMs: 0 });
     const { opened, open } = upstreams();
     const first = client();
     sharing.open("k", {}, open)(first.handlers);
@@ -146,7 +146,7 @@ describe("StreamSharing", () => {
   });
 
   it("leaves no key starting when a stream cannot even be opened, so the next client gets one", () => {
-    const sharing = new StreamSharing();
+    const sharing = new StreamSharing({ minIntervalMs: 0 });
     const { opened, open } = upstreams();
     const failing = (): OpenBytesStream => {
       throw new Error("bad metadata");
@@ -158,10 +158,49 @@ describe("StreamSharing", () => {
   });
 
   it("does not share a stream with a deadline of its own (Grpc-Timeout)", () => {
-    const sharing = new StreamSharing();
+    const sharing = new StreamSharing({ minIntervalMs: 0 });
     const { opened, open } = upstreams();
     sharing.open("k", { timeoutMs: 5_000 }, open)(client().handlers);
     sharing.open("k", { timeoutMs: 5_000 }, open)(client().handlers);
     expect(opened).toHaveLength(2);
+  });
+
+  describe("with its interval (the default)", () => {
+    afterEach(() => {
+      vi.useRealTimers();
+    });
+
+    it("opens the next stream no sooner than the interval after the one before, for every client that came until then", () => {
+      vi.useFakeTimers({ toFake: ["setTimeout", "performance"] });
+      const sharing = new StreamSharing();
+      const { opened, open } = upstreams();
+      const [a, b, c] = [client(), client(), client()];
+      sharing.open("k", {}, open)(a.handlers);
+      opened[0]?.handlers.message(bytes("picture for a")); // started at once
+      sharing.open("k", {}, open)(b.handlers);
+      vi.advanceTimersByTime(SHARE_INTERVAL_MS / 2);
+      sharing.open("k", {}, open)(c.handlers);
+      expect(opened).toHaveLength(1); // b and c wait for the interval, not for a stream starting
+      vi.advanceTimersByTime(SHARE_INTERVAL_MS / 2);
+      expect(opened).toHaveLength(2);
+      opened[1]?.handlers.message(bytes("picture for b, c"));
+      expect(b.seen).toEqual(["picture for b, c"]);
+      expect(c.seen).toEqual(b.seen);
+      expect(a.seen).toEqual(["picture for a"]);
+      vi.advanceTimersByTime(SHARE_INTERVAL_MS);
+      expect(sharing.starting).toBe(0);
+    });
+
+    it("opens a stream at once once the interval after the last one has passed", () => {
+      vi.useFakeTimers({ toFake: ["setTimeout", "performance"] });
+      const sharing = new StreamSharing();
+      const { opened, open } = upstreams();
+      sharing.open("k", {}, open)(client().handlers);
+      opened[0]?.handlers.message(bytes("picture"));
+      vi.advanceTimersByTime(SHARE_INTERVAL_MS);
+      expect(sharing.starting).toBe(0);
+      sharing.open("k", {}, open)(client().handlers);
+      expect(opened).toHaveLength(2);
+    });
   });
 });
