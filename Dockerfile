@@ -1,11 +1,12 @@
-# Container images of the gateway (README, "Deploying"). Two targets:
+# Container images of the gateway (docs: "Deploying"). Two targets:
 #   docker build --target gateway -t norsk-manager-gateway .
-#       the gateway alone, in front of a Manager (MANAGER_ADDRESS); no better-sqlite3, no compiler.
+#       the gateway alone, in front of a Manager (MANAGER_ADDRESS); no SQLite, no compiler.
 #   docker build --target reference-manager -t norsk-reference-manager .
 #       the reference Manager (gRPC on 6790, SQLite under /data), with better-sqlite3.
-# Both install the tarball that `npm pack` makes, as an operator would, with `npm install
-# --omit=dev`; the runtime stages get only the installed package and its production
-# dependencies, on the slim image, as a user without privileges.
+# Both install the tarballs that `npm pack` makes of the workspace's packages, as an operator
+# would, with `npm install --omit=dev`: the gateway with the contract it imports, the reference
+# Manager with the same contract. The runtime stages get only the installed packages and their
+# production dependencies, on the slim image, as a user without privileges.
 # test/deploy/dockerfile.test.ts runs these steps outside a container, reading this file.
 
 # Node 24, the active LTS (the suite runs on 20 and 24). The full image has python3, make and
@@ -13,38 +14,49 @@
 ARG NODE_IMAGE=node:24-bookworm
 ARG NODE_SLIM_IMAGE=node:24-bookworm-slim
 
-# Build: the lockfile's exact dependencies, the TypeScript build, and the installable tarball.
+# Build: the lockfile's exact dependencies, the TypeScript build of every package, and one
+# installable tarball per package.
 FROM ${NODE_IMAGE} AS build
 WORKDIR /src
 COPY package.json package-lock.json ./
+COPY packages/contract/package.json packages/contract/
+COPY packages/reference-manager/package.json packages/reference-manager/
 # No install scripts: the build needs only tsc, and `prepare` would build before the sources are here.
 RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json README.md openapi.yaml ./
+COPY scripts/build.mjs scripts/
 COPY src src
 COPY schemas schemas
+COPY packages/contract/tsconfig.build.json packages/contract/
+COPY packages/contract/src packages/contract/src
+COPY packages/contract/proto packages/contract/proto
+COPY packages/reference-manager/tsconfig.build.json packages/reference-manager/
+COPY packages/reference-manager/src packages/reference-manager/src
 RUN npm run build \
  && mkdir /artifact \
  && npm pack --ignore-scripts --pack-destination /artifact \
- && mv /artifact/norsk-manager-gateway-*.tgz /artifact/norsk-manager-gateway.tgz
+ && npm pack --ignore-scripts --pack-destination /artifact --workspace norsk-manager-contract --workspace norsk-reference-manager \
+ && cd /artifact && for f in *-[0-9]*.tgz; do mv "$f" "${f%-[0-9]*.tgz}.tgz"; done
 
-# Install: the tarball into /app with its production dependencies; the optional better-sqlite3
-# only where the embedded Manager runs. node-gyp builds against this image's own Node headers,
-# so a source build of better-sqlite3 needs no download; of that build only the addon is kept
-# (28 MB of sources and objects otherwise), and the image fails to build if it does not load.
+# Install: the tarballs into /app with their production dependencies. The gateway's optional
+# peers (the reference Manager, OpenTelemetry) are left out. node-gyp builds better-sqlite3
+# against this image's own Node headers, so a source build needs no download; of that build
+# only the addon is kept (28 MB of sources and objects otherwise), and the image fails to build
+# if it does not load.
 FROM ${NODE_IMAGE} AS install-gateway
 WORKDIR /app
-COPY --from=build /artifact/norsk-manager-gateway.tgz /tmp/
+COPY --from=build /artifact/norsk-manager-contract.tgz /artifact/norsk-manager-gateway.tgz /tmp/
 RUN echo '{"name":"gateway-image","private":true}' > package.json \
- && npm install --omit=dev --omit=optional --no-audit --no-fund /tmp/norsk-manager-gateway.tgz \
- && rm /tmp/norsk-manager-gateway.tgz
+ && npm install --omit=dev --no-audit --no-fund /tmp/norsk-manager-contract.tgz /tmp/norsk-manager-gateway.tgz \
+ && rm /tmp/*.tgz
 
 FROM ${NODE_IMAGE} AS install-reference-manager
 WORKDIR /app
 ENV npm_config_nodedir=/usr/local
-COPY --from=build /artifact/norsk-manager-gateway.tgz /tmp/
+COPY --from=build /artifact/norsk-manager-contract.tgz /artifact/norsk-reference-manager.tgz /tmp/
 RUN echo '{"name":"reference-manager-image","private":true}' > package.json \
- && npm install --omit=dev --no-audit --no-fund /tmp/norsk-manager-gateway.tgz \
- && rm /tmp/norsk-manager-gateway.tgz \
+ && npm install --omit=dev --no-audit --no-fund /tmp/norsk-manager-contract.tgz /tmp/norsk-reference-manager.tgz \
+ && rm /tmp/*.tgz \
  && cd node_modules/better-sqlite3 \
  && mv build/Release/better_sqlite3.node /tmp/ \
  && rm -rf build deps src \
@@ -69,7 +81,7 @@ EXPOSE 6790
 # grpc.health.v1.Health/Check for the server (""), answered SERVING (field 1 = 1: bytes 08 01).
 HEALTHCHECK --interval=10s --timeout=5s --start-period=10s --retries=3 \
   CMD ["node", "-e", "const g=require('@grpc/grpc-js');const c=new g.Client('127.0.0.1:6790',g.credentials.createInsecure());c.makeUnaryRequest('/grpc.health.v1.Health/Check',(b)=>b,(b)=>b,Buffer.alloc(0),{deadline:Date.now()+4000},(e,r)=>process.exit(!e&&r.equals(Buffer.from([8,1]))?0:1))"]
-ENTRYPOINT ["node", "/app/node_modules/norsk-manager-gateway/dist/src/manager/main.js"]
+ENTRYPOINT ["node", "/app/node_modules/norsk-reference-manager/dist/main.js"]
 CMD ["--host", "0.0.0.0", "--port", "6790", "--data-dir", "/data"]
 
 # The gateway (the default target): stateless, any number of replicas in front of one Manager.

@@ -4,6 +4,7 @@
 // MUTATION_GROUP names the group; without it, the tests of every group.
 import { readFileSync } from "node:fs";
 import { defineConfig } from "vitest/config";
+import { WORKSPACE_SOURCES } from "./workspace-sources.js";
 
 interface Group {
   readonly mutate: readonly string[];
@@ -23,6 +24,7 @@ const include = chosen === undefined ? everyGroupsTests() : (groups[chosen]?.tes
 if (include.length === 0) throw new Error(`MUTATION_GROUP=${chosen ?? ""} is not a group of test/mutation/groups.json`);
 
 export default defineConfig({
+  resolve: { alias: WORKSPACE_SOURCES },
   test: {
     include: [...include],
     testTimeout: 20_000,

@@ -7,7 +7,7 @@ import Fastify from "fastify";
 import type { FastifyRequest } from "fastify";
 import { parseJsonBody } from "../src/json/body.js";
 import { buildApp } from "../src/app.js";
-import { connectManager } from "../src/grpc/manager-connection.js";
+import { connectManager } from "norsk-manager-contract/grpc/manager-connection.js";
 import { JOB_BYTES, bestMicroseconds as bestOf } from "./micro.js";
 
 const BATCHES = Number(process.env.BENCH_BATCHES ?? 100);

@@ -24,7 +24,7 @@ import { cp, mkdtemp, rm } from "node:fs/promises";
 import { request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { connectManager } from "../src/grpc/manager-connection.js";
+import { connectManager } from "norsk-manager-contract/grpc/manager-connection.js";
 import { seedJobs } from "../test/helpers/seed-jobs.js";
 import { cpuSeconds, rssKiB, startChild, startPeer } from "./processes.js";
 import type { Child } from "./processes.js";
@@ -172,7 +172,7 @@ async function main(): Promise<void> {
   console.log(`seeded ${JOBS} jobs in ${((performance.now() - seeding) / 1000).toFixed(1)} s`);
   const embeddedDir = `${dataDir}-embedded`;
   if (EMBEDDED) await cp(dataDir, embeddedDir, { recursive: true });
-  const manager = await startChild([join(ROOT, "dist/src/manager/main.js"), "--port", "0", "--data-dir", dataDir], /listening on (\S+)/);
+  const manager = await startChild([join(ROOT, "packages/reference-manager/dist/main.js"), "--port", "0", "--data-dir", dataDir], /listening on (\S+)/);
   const upstream = EMBEDDED ? ["--data-dir", embeddedDir] : ["--manager", manager.address];
   const gateway = await startChild([join(ROOT, "dist/src/main.js"), "--port", "0", ...upstream, ...GATEWAY_ARGS], /listening on (http:\/\/[^\s]+)/);
   const peer = PEER === undefined ? undefined : await startPeer(PEER, manager.address);

@@ -12,7 +12,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import autocannon from "autocannon";
-import { connectManager } from "../src/grpc/manager-connection.js";
+import { connectManager } from "norsk-manager-contract/grpc/manager-connection.js";
 import { jobFromJson } from "../src/json/index.js";
 import { driveLoad } from "../test/helpers/overload.js";
 import type { LoadResult } from "../test/helpers/overload.js";

@@ -54,7 +54,7 @@ export async function startChild(args: readonly string[], ready: RegExp, command
 /** BENCH_MANAGER_NODE_ARGS gives the Manager's node flags, e.g. "--cpu-prof --cpu-prof-dir /tmp/prof". */
 export function startManagerProcess(dataDir: string): Promise<Child> {
   const nodeArgs = (process.env.BENCH_MANAGER_NODE_ARGS ?? "").split(" ").filter((arg) => arg !== "");
-  return startChild([...nodeArgs, "dist/src/manager/main.js", "--port", "0", "--data-dir", dataDir], /listening on (\S+)/);
+  return startChild([...nodeArgs, "packages/reference-manager/dist/main.js", "--port", "0", "--data-dir", dataDir], /listening on (\S+)/);
 }
 
 /** `nodeArgs` go to node itself, before the script (e.g. --cpu-prof). */

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { execFileSync } from "node:child_process";
 import autocannon from "autocannon";
-import { connectManager } from "../src/grpc/manager-connection.js";
+import { connectManager } from "norsk-manager-contract/grpc/manager-connection.js";
 import { jobFromJson } from "../src/json/index.js";
 import { startGatewayProcess, startManagerProcess } from "./processes.js";
 

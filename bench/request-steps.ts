@@ -9,7 +9,7 @@
 import { clone, fromBinary, toBinary } from "@bufbuild/protobuf";
 import { Ajv } from "ajv";
 import fastJson from "fast-json-stringify";
-import { JobSchema } from "../src/gen/norsk/api/manager_pb.js";
+import { JobSchema } from "norsk-manager-contract/gen/norsk/api/manager_pb.js";
 import { parseJsonBody } from "../src/json/body.js";
 import { applyMergePatch, jobFromJson, jobToJson, mergePatchMessage } from "../src/json/index.js";
 import { serializerOptions, validatorCompiler } from "../src/http/validation.js";

@@ -3,7 +3,7 @@
 // are derived with Static<>, never written by hand.
 import { Type } from "@sinclair/typebox";
 import type { Static, TSchema, TUnsafe } from "@sinclair/typebox";
-import { ID_MAX_LENGTH, ID_PATTERN, ID_RULE } from "../src/lexical/ids.js";
+import { ID_MAX_LENGTH, ID_PATTERN, ID_RULE } from "norsk-manager-contract/lexical/ids.js";
 import "./formats.js";
 
 /** A copy of `schema` with its own description (and examples, when given). */

@@ -3,8 +3,8 @@
 // schemas registers them; Ajv instances take `gatewayFormats` (Ajv option `formats`, or
 // ajv.addFormat for each), which also silences Ajv's "unknown format" for int64/uint64.
 import { FormatRegistry } from "@sinclair/typebox";
-import { int64Problem } from "../src/lexical/scalars.js";
-import { parseTimestamp } from "../src/lexical/timestamp.js";
+import { int64Problem } from "norsk-manager-contract/lexical/scalars.js";
+import { parseTimestamp } from "norsk-manager-contract/lexical/timestamp.js";
 
 export const gatewayFormats = {
   /** A canonical decimal int64: "-9223372036854775808" .. "9223372036854775807". */

@@ -2,7 +2,7 @@
 // Names are in lower case in request schemas: with a custom validator compiler fastify matches
 // header schemas against Node's lower-cased header names as written.
 import { Type } from "@sinclair/typebox";
-import { STRONG_ENTITY_TAG } from "../src/lexical/entity-tag.js";
+import { STRONG_ENTITY_TAG } from "norsk-manager-contract/lexical/entity-tag.js";
 
 /** Response header: the job's currentHash as a strong entity tag. */
 export const ETagHeader = Type.String({

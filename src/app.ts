@@ -12,7 +12,7 @@ import type {
   RawServerDefault,
 } from "fastify";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
-import type { ManagerConnection } from "./grpc/manager-connection.js";
+import type { ManagerConnection } from "norsk-manager-contract/grpc/manager-connection.js";
 import { PROBLEM_CONTENT_TYPE, invalidArgument, problem, toProblem } from "./http/problem.js";
 import { requestIdOf } from "./http/request-id.js";
 import { bodilessAnswers } from "./http/bodiless.js";
@@ -42,7 +42,7 @@ import { watchChannels } from "./telemetry/grpc-metrics.js";
 import type { GatewayMetrics } from "./telemetry/metrics.js";
 import { ReadCoalescer } from "./operations/coalesced-reads.js";
 import { StreamSharing } from "./operations/shared-streams.js";
-import type { CurrentJob } from "./gen/norsk/api/manager_pb.js";
+import type { CurrentJob } from "norsk-manager-contract/gen/norsk/api/manager_pb.js";
 import type { StartedSearch } from "./operations/search-body.js";
 import { addMetricsRoute } from "./telemetry/metrics-route.js";
 import type { Tracing } from "./telemetry/tracing.js";

@@ -7,7 +7,7 @@ import type { Static, TSchema } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import { HOST_PATTERN, ORIGIN_PATTERN } from "./server/cross-site.js";
 import { RATE_PATTERN } from "./server/rate-limit.js";
-import { DEFAULT_MAX_MESSAGE_SIZE_BYTES } from "./grpc/manager-connection.js";
+import { DEFAULT_MAX_MESSAGE_SIZE_BYTES } from "norsk-manager-contract/grpc/manager-connection.js";
 
 const LogLevel = Type.Union(
   ["fatal", "error", "warn", "info", "debug", "trace", "silent"].map((level) => Type.Literal(level)),

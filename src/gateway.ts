@@ -2,16 +2,16 @@
 // embedded reference Manager when no address is configured. Used by main.ts and by the tests
 // that need the whole thing on port 0.
 import type { FastifyBaseLogger, FastifyInstance } from "fastify";
-import { HealthCheckResponse_ServingStatus } from "./gen/grpc/health/v1/health_pb.js";
-import { Code, GrpcError } from "./grpc/index.js";
+import { HealthCheckResponse_ServingStatus } from "norsk-manager-contract/gen/grpc/health/v1/health_pb.js";
+import { Code, GrpcError } from "norsk-manager-contract/grpc/index.js";
 import { connectivityState } from "@grpc/grpc-js";
 import { ConfigError } from "./config.js";
 import type { Config } from "./config.js";
 import { buildApp } from "./app.js";
 import type { AppOptions } from "./app.js";
-import { connectManager } from "./grpc/manager-connection.js";
-import type { ManagerConnection } from "./grpc/manager-connection.js";
-import type { RunningManager } from "./manager/index.js";
+import { connectManager } from "norsk-manager-contract/grpc/manager-connection.js";
+import type { ManagerConnection } from "norsk-manager-contract/grpc/manager-connection.js";
+import type { RunningManager } from "norsk-reference-manager";
 import { defaultAllowedHosts } from "./server/cross-site.js";
 import { gracefulClose } from "./server/shutdown.js";
 import { parseRate } from "./server/rate-limit.js";
@@ -21,6 +21,7 @@ import { GatewayMetrics } from "./telemetry/metrics.js";
 import { shareMetrics } from "./cluster.js";
 import { listenMetrics } from "./telemetry/metrics-route.js";
 import type { MetricsListener } from "./telemetry/metrics-route.js";
+import type { Tracing } from "./telemetry/tracing.js";
 
 export interface Gateway {
   readonly app: FastifyInstance;
@@ -46,7 +47,7 @@ export async function startGateway(config: Config, logger: AppOptions["logger"] 
   // A worker of --workers: /metrics is every worker's (src/cluster.ts).
   shareMetrics(metrics);
   // Loaded only when asked for: without a collector, no OpenTelemetry module is imported.
-  const tracing = config.otlpEndpoint === undefined ? undefined : (await import("./telemetry/tracing.js")).startTracing({ endpoint: config.otlpEndpoint });
+  const tracing = config.otlpEndpoint === undefined ? undefined : await startTracing(config.otlpEndpoint);
   const interceptors = [...(tracing === undefined ? [] : [tracing.interceptor]), grpcMetricsInterceptor(metrics)];
   const connection = connectManager(address, { defaultTimeoutMs: config.requestTimeoutMs, tls, interceptors, maxMessageSizeBytes: config.maxMessageSizeBytes });
   const managerLabel = embedded === undefined ? address : "embedded";
@@ -161,12 +162,15 @@ function followChannel(connection: ManagerConnection, regained: () => void, lost
 
 /**
  * The embedded reference Manager on a loopback port. It is imported only here, when it is
- * used: it stores jobs with better-sqlite3, an optional dependency that a gateway pointed at a
- * Manager (--manager) does without, and whose absence is then explained in one line.
+ * used: it is its own package (norsk-reference-manager, an optional peer of the gateway's),
+ * which a gateway pointed at a Manager (--manager) does without, and whose absence is then
+ * explained in one line.
  */
+const EMBEDDED_MANAGER_PACKAGE = "norsk-reference-manager";
+
 export async function startEmbeddedManager(dataDir: string): Promise<RunningManager> {
   try {
-    const { DataDirError, startManager } = await import("./manager/index.js");
+    const { DataDirError, startManager } = await import("norsk-reference-manager");
     try {
       return await startManager({ port: 0, host: "127.0.0.1", dataDir });
     } catch (error) {
@@ -175,19 +179,46 @@ export async function startEmbeddedManager(dataDir: string): Promise<RunningMana
       throw error;
     }
   } catch (error) {
-    if (!isMissingPackage(error, "better-sqlite3")) throw error;
+    if (!isMissingPackage(error, EMBEDDED_MANAGER_PACKAGE)) throw error;
     throw new Error(
-      "the embedded reference Manager needs better-sqlite3, which is not installed: install it (npm install better-sqlite3), or give a Manager's address with --manager host:port",
+      `the embedded reference Manager is the package ${EMBEDDED_MANAGER_PACKAGE}, which is not installed: install it beside the gateway, or give a Manager's address with --manager host:port`,
     );
   }
 }
 
-function isMissingPackage(error: unknown, name: string): boolean {
+/**
+ * The OpenTelemetry packages tracing imports: optional peer dependencies of the gateway (its
+ * package.json says so, and a test holds the two together), installed only where
+ * --otlp-endpoint is used.
+ */
+export const TRACING_PACKAGES = [
+  "@opentelemetry/api",
+  "@opentelemetry/context-async-hooks",
+  "@opentelemetry/core",
+  "@opentelemetry/exporter-trace-otlp-http",
+  "@opentelemetry/resources",
+  "@opentelemetry/sdk-trace-base",
+] as const;
+
+/** Tracing to the collector at `endpoint`; OpenTelemetry is imported only here, only then. */
+async function startTracing(endpoint: string): Promise<Tracing> {
+  try {
+    return (await import("./telemetry/tracing.js")).startTracing({ endpoint });
+  } catch (error) {
+    if (!isMissingPackage(error, "@opentelemetry/")) throw error;
+    throw new ConfigError(
+      `--otlp-endpoint needs OpenTelemetry, which is not installed: install it beside the gateway (npm install ${TRACING_PACKAGES.join(" ")})`,
+    );
+  }
+}
+
+/** Whether `error` is an import's report that a package whose name starts with `prefix` is not installed. */
+function isMissingPackage(error: unknown, prefix: string): boolean {
   return (
     error instanceof Error &&
     "code" in error &&
     error.code === "ERR_MODULE_NOT_FOUND" &&
-    error.message.includes(`'${name}'`)
+    error.message.includes(`package '${prefix}`)
   );
 }
 

@@ -2,7 +2,7 @@
 // on a channel that is never used, so generating needs no network, no data directory and no
 // Manager. `npm run openapi` writes it to openapi.yaml; a test compares the two.
 import { buildApp } from "./app.js";
-import { connectManager } from "./grpc/manager-connection.js";
+import { connectManager } from "norsk-manager-contract/grpc/manager-connection.js";
 import { documentYaml } from "./openapi/yaml.js";
 
 export async function generateOpenApiYaml(): Promise<string> {

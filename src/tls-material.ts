@@ -5,7 +5,7 @@ import { readFileSync } from "node:fs";
 import { createSecureContext } from "node:tls";
 import type { Config } from "./config.js";
 import { ConfigError, settingName } from "./config.js";
-import type { ClientTls } from "./grpc/index.js";
+import type { ClientTls } from "norsk-manager-contract/grpc/index.js";
 
 /** TLS to the Manager as the configuration asks for it; undefined: plaintext. */
 export function readManagerTls(config: Config): ClientTls | undefined {

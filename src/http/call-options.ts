@@ -5,8 +5,8 @@
 import type { IncomingHttpHeaders, ServerResponse } from "node:http";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { invalidArgument } from "./problem.js";
-import type { CallOptions } from "../grpc/types.js";
-import { keyFault, valueFault } from "../grpc/metadata-rules.js";
+import type { CallOptions } from "norsk-manager-contract/grpc/types.js";
+import { keyFault, valueFault } from "norsk-manager-contract/grpc/metadata-rules.js";
 
 const UNIT_MS: Readonly<Record<string, number>> = { H: 3_600_000, M: 60_000, S: 1_000, m: 1, u: 1e-3, n: 1e-6 };
 

@@ -6,7 +6,7 @@
 import { STATUS_CODES } from "node:http";
 import type { FastifyError } from "fastify";
 import type { ProblemItemJson, ProblemJson } from "../../schemas/common.js";
-import { Code, GrpcError, TooLargeToSendError, UnusableAnswerError } from "../grpc/errors.js";
+import { Code, GrpcError, TooLargeToSendError, UnusableAnswerError } from "norsk-manager-contract/grpc/errors.js";
 import { MAX_LISTED_ISSUES, MirrorError, UnrepresentableError } from "../json/errors.js";
 import { JsonBodyError } from "../json/body.js";
 import { codeName, failureAnswered, failureOfHttpStatus, genericDetail, httpStatusOf, problemCodeOf, statusOf } from "./status.js";

@@ -127,7 +127,7 @@ export const FAILURES = {
   },
   /**
    * The Manager answered, but with something the gateway cannot use: a message larger than
-   * --max-message-size, one that does not parse (src/grpc/errors.ts, UnusableAnswerError), or
+   * --max-message-size, one that does not parse (packages/contract/src/grpc/errors.ts, UnusableAnswerError), or
    * data the JSON mirror cannot represent (src/json/errors.ts, UnrepresentableError). Neither
    * the client's fault nor cured by retrying: never a 4xx or a 429. INTERNAL, as gRPC calls a
    * message it cannot parse.

@@ -6,7 +6,7 @@ import { Ajv } from "ajv";
 import type { ErrorObject, Options } from "ajv";
 import type { FastifySchemaCompiler } from "fastify";
 import { gatewayFormats } from "../../schemas/formats.js";
-import { ID_PATTERN, ID_PATTERN_MESSAGE } from "../lexical/ids.js";
+import { ID_PATTERN, ID_PATTERN_MESSAGE } from "norsk-manager-contract/lexical/ids.js";
 import { MAX_LISTED_ISSUES, childPointer } from "../json/errors.js";
 import type { ProblemItemJson } from "../../schemas/common.js";
 

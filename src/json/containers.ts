@@ -6,7 +6,7 @@ import type { Codec, Fields } from "./codec.js";
 import { INVALID, childPointer, describe, isJsonObject, prefixed, setOwn } from "./errors.js";
 import type { Invalid, Issues } from "./errors.js";
 import { scalarCodec } from "./scalars.js";
-import { int64Problem, stringProblem } from "../lexical/scalars.js";
+import { int64Problem, stringProblem } from "norsk-manager-contract/lexical/scalars.js";
 
 export function listCodec(element: Codec): Codec {
   return {

@@ -1,8 +1,8 @@
 // The job resource through the mirror, typed by its TypeBox schema. The Job-specific presence
 // rules are data in presence.ts (the generic plan applies them wherever a Job appears, also
 // inside CurrentJob and history entries); this module only gives them a typed face.
-import type { Job } from "../gen/norsk/api/manager_pb.js";
-import { JobSchema } from "../gen/norsk/api/manager_pb.js";
+import type { Job } from "norsk-manager-contract/gen/norsk/api/manager_pb.js";
+import { JobSchema } from "norsk-manager-contract/gen/norsk/api/manager_pb.js";
 import type { JobJson } from "../../schemas/job.js";
 import { messageFromJson, messageToJson } from "./mirror.js";
 

@@ -5,7 +5,7 @@
 import { ScalarType } from "@bufbuild/protobuf";
 import type { Codec } from "./codec.js";
 import { INVALID, describe } from "./errors.js";
-import { INT64, UINT64, int64Problem, stringProblem } from "../lexical/scalars.js";
+import { INT64, UINT64, int64Problem, stringProblem } from "norsk-manager-contract/lexical/scalars.js";
 
 /** The largest finite float32; a larger double would become Infinity on the wire. */
 const FLOAT_MAX = 3.4028234663852886e38;

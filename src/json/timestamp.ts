@@ -6,7 +6,7 @@ import { TimestampSchema } from "@bufbuild/protobuf/wkt";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import type { Codec } from "./codec.js";
 import { INVALID, UnrepresentableError, describe } from "./errors.js";
-import { DAY, EXPECTED, MAX_SECONDS, MIN_SECONDS, civilFromDays, pad, parseTimestamp } from "../lexical/timestamp.js";
+import { DAY, EXPECTED, MAX_SECONDS, MIN_SECONDS, civilFromDays, pad, parseTimestamp } from "norsk-manager-contract/lexical/timestamp.js";
 
 /**
  * RFC 3339 in UTC with "Z", with 0, 3, 6 or 9 fractional digits, as few as carry the nanos.

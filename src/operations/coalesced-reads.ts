@@ -12,8 +12,8 @@
 // metadata, so its request id and trace context; the rest of the metadata (Authorization,
 // Grpc-Metadata-*) is part of the key, so that reads are only shared between readers that
 // would send the Manager the same request.
-import { Code, GrpcError } from "../grpc/errors.js";
-import type { CallOptions } from "../grpc/types.js";
+import { Code, GrpcError } from "norsk-manager-contract/grpc/errors.js";
+import type { CallOptions } from "norsk-manager-contract/grpc/types.js";
 
 /** Metadata that differs per request without changing what the Manager answers. */
 const PER_REQUEST_METADATA = new Set(["x-request-id", "traceparent", "tracestate"]);

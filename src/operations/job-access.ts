@@ -6,10 +6,10 @@
 // 0. If-Match "0" fails like any other tag on a job whose hash differs, and on a job whose hash
 // is 0 (a Manager that gives it no version) it fails too, with a detail saying so: the write the
 // client asked for (only if unchanged) cannot be made, and a blind one is not what it asked.
-import type { CurrentJob, Job, Manager } from "../gen/norsk/api/manager_pb.js";
-import { readWithRetry } from "../grpc/dropped.js";
-import { Code, GrpcError } from "../grpc/errors.js";
-import type { CallOptions, Client } from "../grpc/types.js";
+import type { CurrentJob, Job, Manager } from "norsk-manager-contract/gen/norsk/api/manager_pb.js";
+import { readWithRetry } from "norsk-manager-contract/grpc/dropped.js";
+import { Code, GrpcError } from "norsk-manager-contract/grpc/errors.js";
+import type { CallOptions, Client } from "norsk-manager-contract/grpc/types.js";
 import type { CallingRouteOptions } from "../http/call-options.js";
 import { invalidArgument, notFound, preconditionFailed } from "../http/problem.js";
 import type { ProblemError } from "../http/problem.js";
@@ -37,7 +37,7 @@ export interface ManagerRouteOptions extends CallingRouteOptions<ManagerClient> 
  * than cancelled at the first match: a cancellation is an RST_STREAM, and a server that sees
  * many of them in a burst takes it for a rapid-reset attack and closes the whole connection,
  * failing every call on it (seen under load as INTERNAL "Session closed with error code 2").
- * A read whose connection went away is made once more (src/grpc/dropped.ts).
+ * A read whose connection went away is made once more (packages/contract/src/grpc/dropped.ts).
  */
 export function findJob(client: ManagerClient, jobId: string, options: CallOptions): Promise<CurrentJob | undefined> {
   const request = { jobFilter: [{ jobFilter: { case: "idFilter" as const, value: { comparison: { case: "eq" as const, value: jobId } } } }] };

@@ -4,8 +4,8 @@
 // job-write-queue.ts); a write through another replica may, and is then kept (completing
 // changes only the job's state): the job completed is that write's version, not E. No fence as
 // DELETE's (job-delete.ts): its tag would stay on the completed job.
-import { Code, GrpcError } from "../grpc/errors.js";
-import type { CallOptions } from "../grpc/types.js";
+import { Code, GrpcError } from "norsk-manager-contract/grpc/errors.js";
+import type { CallOptions } from "norsk-manager-contract/grpc/types.js";
 import { preconditionFailed } from "../http/problem.js";
 import type { IfMatch } from "../http/preconditions.js";
 import { JOB_ABSENT, checkIfMatch, findJob, jobNotFound } from "./job-access.js";

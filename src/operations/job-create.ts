@@ -3,10 +3,10 @@
 // conflict. PUT with If-None-Match: * (create only): CreateJob too, where any existing job fails
 // the precondition, since the client said none should exist.
 import { clone, equals } from "@bufbuild/protobuf";
-import { JobSchema } from "../gen/norsk/api/manager_pb.js";
-import type { Job } from "../gen/norsk/api/manager_pb.js";
-import { Code, GrpcError } from "../grpc/errors.js";
-import type { CallOptions } from "../grpc/types.js";
+import { JobSchema } from "norsk-manager-contract/gen/norsk/api/manager_pb.js";
+import type { Job } from "norsk-manager-contract/gen/norsk/api/manager_pb.js";
+import { Code, GrpcError } from "norsk-manager-contract/grpc/errors.js";
+import type { CallOptions } from "norsk-manager-contract/grpc/types.js";
 import { alreadyExists, preconditionFailed } from "../http/problem.js";
 import { findJob } from "./job-access.js";
 import type { ManagerClient } from "./job-access.js";

@@ -14,10 +14,10 @@
 // reads it (GET) and deletes again with that ETag.
 import { randomUUID } from "node:crypto";
 import { clone } from "@bufbuild/protobuf";
-import { JobSchema } from "../gen/norsk/api/manager_pb.js";
-import type { Job } from "../gen/norsk/api/manager_pb.js";
-import { Code, GrpcError } from "../grpc/errors.js";
-import type { CallOptions } from "../grpc/types.js";
+import { JobSchema } from "norsk-manager-contract/gen/norsk/api/manager_pb.js";
+import type { Job } from "norsk-manager-contract/gen/norsk/api/manager_pb.js";
+import { Code, GrpcError } from "norsk-manager-contract/grpc/errors.js";
+import type { CallOptions } from "norsk-manager-contract/grpc/types.js";
 import { aborted, invalidArgument, preconditionFailed } from "../http/problem.js";
 import type { ProblemError } from "../http/problem.js";
 import { JOB_ABSENT, checkIfMatch, findJob, jobNotFound, writeJob } from "./job-access.js";

@@ -2,10 +2,10 @@
 // with a test-and-set on the hash read, and made again (at most `attempts` times) when another
 // writer came between the read and the write. The route runs it in the job's write queue, so
 // those writers are never this gateway's own requests.
-import { JobSchema } from "../gen/norsk/api/manager_pb.js";
-import type { Job } from "../gen/norsk/api/manager_pb.js";
-import { Code, GrpcError } from "../grpc/errors.js";
-import type { CallOptions } from "../grpc/types.js";
+import { JobSchema } from "norsk-manager-contract/gen/norsk/api/manager_pb.js";
+import type { Job } from "norsk-manager-contract/gen/norsk/api/manager_pb.js";
+import { Code, GrpcError } from "norsk-manager-contract/grpc/errors.js";
+import type { CallOptions } from "norsk-manager-contract/grpc/types.js";
 import { mergePatchMessage } from "../json/index.js";
 import { aborted, invalidArgument, preconditionFailed } from "../http/problem.js";
 import { JOB_ABSENT, checkIfMatch, findJob, jobNotFound, writeJob } from "./job-access.js";

@@ -2,16 +2,16 @@
 // so that the status is decided by it: the Manager's refusals (a bad regex) are still a proper
 // 4xx, and a Manager that sends nothing within the request timeout a 504. The rest of the
 // answer is a SearchBody (search-body.ts), written as the client takes it.
-import type { CurrentJob } from "../gen/norsk/api/manager_pb.js";
-import { readWithRetry } from "../grpc/dropped.js";
-import { Code, GrpcError } from "../grpc/errors.js";
-import type { CallOptions } from "../grpc/types.js";
+import type { CurrentJob } from "norsk-manager-contract/gen/norsk/api/manager_pb.js";
+import { readWithRetry } from "norsk-manager-contract/grpc/dropped.js";
+import { Code, GrpcError } from "norsk-manager-contract/grpc/errors.js";
+import type { CallOptions } from "norsk-manager-contract/grpc/types.js";
 import { JSON_TYPE, NDJSON, preference } from "../http/media-type.js";
 import { invalidArgument } from "../http/problem.js";
 import type { ManagerClient } from "./job-access.js";
 import type { StartedSearch } from "./search-body.js";
 import { toBinary } from "@bufbuild/protobuf";
-import { JobSearchRequestSchema } from "../gen/norsk/api/manager_pb.js";
+import { JobSearchRequestSchema } from "norsk-manager-contract/gen/norsk/api/manager_pb.js";
 import { metadataKey } from "./coalesced-reads.js";
 import type { ReadCoalescer } from "./coalesced-reads.js";
 import { SharedSearch } from "./shared-search.js";

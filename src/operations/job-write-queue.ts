@@ -6,8 +6,8 @@
 // Queueing also keeps this process's writes of a job out of a conditional DELETE's window
 // between its fence and DeleteJob (job-delete.ts).
 import { KeyedMutex, MutexQueueFullError } from "./keyed-mutex.js";
-import { Code, GrpcError } from "../grpc/errors.js";
-import type { CallOptions } from "../grpc/types.js";
+import { Code, GrpcError } from "norsk-manager-contract/grpc/errors.js";
+import type { CallOptions } from "norsk-manager-contract/grpc/types.js";
 import { resourceExhausted } from "../http/problem.js";
 
 export interface JobWriteQueueOptions {

@@ -18,7 +18,7 @@
 //   connection and buffers for ever.
 import { Readable } from "node:stream";
 import type { ServerResponse } from "node:http";
-import type { CurrentJob } from "../gen/norsk/api/manager_pb.js";
+import type { CurrentJob } from "norsk-manager-contract/gen/norsk/api/manager_pb.js";
 import { resourceExhausted } from "../http/problem.js";
 import { jobToJson } from "../json/index.js";
 import type { JobJson } from "../json/index.js";

@@ -5,9 +5,9 @@ import { create } from "@bufbuild/protobuf";
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import { TimestampSchema } from "@bufbuild/protobuf/wkt";
-import { DateFilter_WithinSchema, JobFilterSchema, JobSearchRequestSchema } from "../gen/norsk/api/manager_pb.js";
-import type { JobFilter, JobSearchRequest } from "../gen/norsk/api/manager_pb.js";
-import { parseTimestamp } from "../lexical/timestamp.js";
+import { DateFilter_WithinSchema, JobFilterSchema, JobSearchRequestSchema } from "norsk-manager-contract/gen/norsk/api/manager_pb.js";
+import type { JobFilter, JobSearchRequest } from "norsk-manager-contract/gen/norsk/api/manager_pb.js";
+import { parseTimestamp } from "norsk-manager-contract/lexical/timestamp.js";
 
 /** One thing wrong with the query: which parameter, and what. */
 export interface QueryIssue {

@@ -4,7 +4,7 @@
 // waits once it is MAX_AHEAD jobs ahead of the slowest, so memory stays bounded by the list's
 // spread, not its length. A reader that stops (limit reached, client gone, cut off for taking
 // nothing) leaves; the Manager's stream is cancelled when the last reader leaves before its end.
-import type { CurrentJob } from "../gen/norsk/api/manager_pb.js";
+import type { CurrentJob } from "norsk-manager-contract/gen/norsk/api/manager_pb.js";
 import type { StartedSearch } from "./search-body.js";
 
 /** How many jobs the fastest reader may be ahead of the slowest. */

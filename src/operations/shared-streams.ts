@@ -10,9 +10,9 @@
 // client, and the gateway receives it once. Each client still gets every message from the
 // first; a client that leaves is taken out, and the stream is cancelled when its last client
 // leaves. Only streams without a deadline of their own (no Grpc-Timeout) are shared.
-import type { BytesStreamHandlers, OpenBytesStream } from "../grpc/client.js";
-import type { GrpcError } from "../grpc/errors.js";
-import type { CallOptions } from "../grpc/types.js";
+import type { BytesStreamHandlers, OpenBytesStream } from "norsk-manager-contract/grpc/client.js";
+import type { GrpcError } from "norsk-manager-contract/grpc/errors.js";
+import type { CallOptions } from "norsk-manager-contract/grpc/types.js";
 
 interface Member {
   readonly handlers: BytesStreamHandlers;

@@ -5,10 +5,10 @@
 // problem+json answer; after that, a failure is the stream's last event (`error`).
 import type { FastifyPluginCallbackTypebox } from "@fastify/type-provider-typebox";
 import type { FastifyReply, FastifyRequest } from "fastify";
-import { EventStreamEventSchema, NorskStatusEventSchema } from "../gen/norsk/api/manager_pb.js";
-import type { Manager } from "../gen/norsk/api/manager_pb.js";
-import type { BytesClient, OpenBytesStream } from "../grpc/client.js";
-import type { CallOptions } from "../grpc/types.js";
+import { EventStreamEventSchema, NorskStatusEventSchema } from "norsk-manager-contract/gen/norsk/api/manager_pb.js";
+import type { Manager } from "norsk-manager-contract/gen/norsk/api/manager_pb.js";
+import type { BytesClient, OpenBytesStream } from "norsk-manager-contract/grpc/client.js";
+import type { CallOptions } from "norsk-manager-contract/grpc/types.js";
 import { deadlinesOf, streamCallOptionsFor } from "../http/call-options.js";
 import type { Deadlines } from "../http/call-options.js";
 import { resourceExhausted, toProblem, unavailable } from "../http/problem.js";

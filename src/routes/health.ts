@@ -6,12 +6,12 @@
 import { Type } from "@sinclair/typebox";
 import { named } from "../../schemas/common.js";
 import type { FastifyPluginCallbackTypebox } from "@fastify/type-provider-typebox";
-import { HealthCheckResponse_ServingStatus } from "../gen/grpc/health/v1/health_pb.js";
+import { HealthCheckResponse_ServingStatus } from "norsk-manager-contract/gen/grpc/health/v1/health_pb.js";
 import type { FastifyBaseLogger } from "fastify";
-import { GrpcError } from "../grpc/errors.js";
+import { GrpcError } from "norsk-manager-contract/grpc/errors.js";
 import { codeName } from "../http/status.js";
 import { PROBLEM_CONTENT_TYPE, toProblem, unavailable } from "../http/problem.js";
-import type { ManagerConnection } from "../grpc/manager-connection.js";
+import type { ManagerConnection } from "norsk-manager-contract/grpc/manager-connection.js";
 import { declaredProblems, jsonResponse } from "../http/responses.js";
 import type { RouteHandler } from "../http/route-handler.js";
 

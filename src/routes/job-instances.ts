@@ -2,7 +2,7 @@
 // (StopJob).
 import type { FastifyPluginCallbackTypebox } from "@fastify/type-provider-typebox";
 import { create } from "@bufbuild/protobuf";
-import { RunningJobSchema } from "../gen/norsk/api/manager_pb.js";
+import { RunningJobSchema } from "norsk-manager-contract/gen/norsk/api/manager_pb.js";
 import { messageToJson } from "../json/index.js";
 import { InstancesJson, JobIdParams, RunningJobJson } from "../../schemas/job.js";
 import { InstanceParams, StartInstanceJson, StopInstanceQuery } from "../../schemas/instance.js";

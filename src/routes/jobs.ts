@@ -7,7 +7,7 @@
 // one job through this gateway run one at a time (src/operations/job-write-queue.ts).
 import type { FastifyPluginCallbackTypebox } from "@fastify/type-provider-typebox";
 import type { FastifyReply } from "fastify";
-import type { Job } from "../gen/norsk/api/manager_pb.js";
+import type { Job } from "norsk-manager-contract/gen/norsk/api/manager_pb.js";
 import { jobFromJson, jobToJson } from "../json/index.js";
 import { JobJson, JobIdParams, JobInputJson, JobPatchJson } from "../../schemas/job.js";
 import { invalidArgument, preconditionFailed } from "../http/problem.js";

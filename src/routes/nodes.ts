@@ -9,7 +9,7 @@ import {
   CreateAwsNodeRequestSchema,
   CreateOciNodeRequestSchema,
   UpdatePhysicalNodeRequestSchema,
-} from "../gen/norsk/api/manager_pb.js";
+} from "norsk-manager-contract/gen/norsk/api/manager_pb.js";
 import { messageFromJson, messageToJson } from "../json/index.js";
 // The mirror's output has the response schema's type by construction (test/schemas checks it).
 import {

@@ -9,7 +9,7 @@
 import { fromBinary } from "@bufbuild/protobuf";
 import type { DescMessage, MessageShape } from "@bufbuild/protobuf";
 import { messageToJson } from "../json/index.js";
-import { Code, GrpcError, UnusableAnswerError } from "../grpc/errors.js";
+import { Code, GrpcError, UnusableAnswerError } from "norsk-manager-contract/grpc/errors.js";
 
 /**
  * JSON at least this long is kept as one Buffer that every client's frame refers to (a socket

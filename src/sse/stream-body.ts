@@ -16,13 +16,13 @@
 // the gateway shuts down.
 import { Readable } from "node:stream";
 import type { ServerResponse } from "node:http";
-import type { GrpcError } from "../grpc/errors.js";
+import type { GrpcError } from "norsk-manager-contract/grpc/errors.js";
 import { ProblemError, deadlineExceeded } from "../http/problem.js";
 import type { ProblemJson } from "../../schemas/common.js";
 import type { EncodedEvent } from "./decoder.js";
 import type { Frame, StreamFormat } from "./frames.js";
 import { formatError, formatEvent, frameBytes, heartbeat } from "./frames.js";
-import type { BytesStreamHandlers, OpenBytesStream } from "../grpc/client.js";
+import type { BytesStreamHandlers, OpenBytesStream } from "norsk-manager-contract/grpc/client.js";
 
 export interface StreamSettings {
   /** Interval of the heartbeat, in ms. */

@@ -5,7 +5,7 @@
 // name every method too (and the OpenAPI document, once the gateway serves one).
 import { readFile } from "node:fs/promises";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { Manager } from "../../src/gen/norsk/api/manager_pb.js";
+import { Manager } from "norsk-manager-contract/gen/norsk/api/manager_pb.js";
 import { emptyPicture, statusHello, stubGateway } from "../helpers/stub-manager.js";
 import type { ManagerStub, StubGateway } from "../helpers/stub-manager.js";
 

@@ -3,7 +3,8 @@
 // `npm pack` makes, installed with the RUN line's own `npm install` flags, started with the
 // image's ENTRYPOINT, CMD and ENV, answered on /healthz and /readyz, and judged healthy by the
 // image's own HEALTHCHECK command. The reference-manager target installs better-sqlite3, whose
-// source build takes minutes here: its command and HEALTHCHECK run on this checkout's build.
+// source build takes minutes here: its command and HEALTHCHECK run on this checkout's build of
+// the reference Manager's package.
 import { execFile } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
@@ -16,25 +17,34 @@ import { join, resolve } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SETTINGS } from "../../src/config.js";
-import { IN_MEMORY, startManager } from "../../src/manager/index.js";
-import type { RunningManager } from "../../src/manager/index.js";
+import { IN_MEMORY, startManager } from "norsk-reference-manager";
+import type { RunningManager } from "norsk-reference-manager";
 import { startProcess } from "../helpers/command.js";
 import { durationMs, imageConfig, readDockerfile, stage } from "../helpers/dockerfile.js";
 import type { ImageConfig, Stage } from "../helpers/dockerfile.js";
 import { installPacked, pack } from "../helpers/packed.js";
+import type { PackageName } from "../helpers/packed.js";
 
 const STAGES = readDockerfile();
 const GATEWAY = imageConfig(STAGES, "gateway");
 const REFERENCE_MANAGER = imageConfig(STAGES, "reference-manager");
 const TARGETS = { gateway: GATEWAY, "reference-manager": REFERENCE_MANAGER };
 
-/** The `npm install` of a stage's RUN line: its flags, and what it installs. */
-function npmInstall(from: Stage): { flags: string[]; target: string } {
+/** The `npm install` of a stage's RUN line: its flags, and the tarballs it installs. */
+function npmInstall(from: Stage): { flags: string[]; tarballs: string[] } {
   const run = from.instructions.find((i) => i.keyword === "RUN" && i.args.includes("npm install"));
   const words = (run?.args ?? "").split(/\s+/);
   const rest = words.slice(words.indexOf("install") + 1);
   const end = rest.findIndex((word) => !word.startsWith("--"));
-  return { flags: rest.slice(0, end), target: rest[end] ?? "" };
+  const tarballs = rest.slice(end, rest.findIndex((word, at) => at >= end && !word.endsWith(".tgz")));
+  return { flags: rest.slice(0, end), tarballs };
+}
+
+/** "/tmp/norsk-manager-gateway.tgz" → the package it is the tarball of. */
+function packageOf(tarball: string): PackageName {
+  const name = /([^/]+)\.tgz$/.exec(tarball)?.[1];
+  if (name !== "norsk-manager-gateway" && name !== "norsk-manager-contract" && name !== "norsk-reference-manager") throw new Error(`${tarball} is not a tarball this checkout packs`);
+  return name;
 }
 
 /** The last stage is what `docker build` builds without --target. */
@@ -71,9 +81,9 @@ let manager: RunningManager;
 
 beforeAll(async () => {
   folder = await mkdtemp(join(tmpdir(), "gateway-image-"));
-  const { tarball } = await pack(folder);
-  const { flags } = npmInstall(stage(STAGES, "install-gateway"));
-  await installPacked(folder, tarball, flags);
+  const { flags, tarballs } = npmInstall(stage(STAGES, "install-gateway"));
+  const packed = await Promise.all(tarballs.map(async (tarball) => (await pack(folder, packageOf(tarball))).tarball));
+  await installPacked(folder, packed, flags);
   manager = await startManager({ port: 0, dataDir: IN_MEMORY });
 }, 120_000);
 
@@ -93,18 +103,15 @@ describe("the Dockerfile's images", () => {
     }
   });
 
-  it("build from the tarball npm pack makes, installed with --omit=dev; only the reference Manager gets the optional better-sqlite3", () => {
+  it("build from the tarballs npm pack makes, installed with --omit=dev: the gateway and the reference Manager each with the contract", () => {
     const build = stage(STAGES, "build").instructions.filter((i) => i.keyword === "RUN").map((i) => i.args).join(" && ");
     expect(build).toMatch(/npm ci\b/);
     expect(build).toMatch(/npm run build && .*npm pack /);
     const gateway = npmInstall(stage(STAGES, "install-gateway"));
     const referenceManager = npmInstall(stage(STAGES, "install-reference-manager"));
-    for (const install of [gateway, referenceManager]) {
-      expect(install.flags).toContain("--omit=dev");
-      expect(install.target).toBe("/tmp/norsk-manager-gateway.tgz");
-    }
-    expect(gateway.flags).toContain("--omit=optional");
-    expect(referenceManager.flags).not.toContain("--omit=optional");
+    for (const install of [gateway, referenceManager]) expect(install.flags).toContain("--omit=dev");
+    expect(gateway.tarballs.map(packageOf)).toEqual(["norsk-manager-contract", "norsk-manager-gateway"]);
+    expect(referenceManager.tarballs.map(packageOf)).toEqual(["norsk-manager-contract", "norsk-reference-manager"]);
   });
 
   it("copy into the runtime images only the installed /app of an install stage", () => {
@@ -199,7 +206,7 @@ describe("the reference-manager target's command", () => {
     const port = String(await freePort());
     const data = await mkdtemp(join(tmpdir(), "manager-image-"));
     const checkout = resolve(".");
-    const replace = (arg: string): string => arg.replace(/^\/app\/node_modules\/norsk-manager-gateway\//, `${checkout}/`).replace(/^\/data$/, data).replace(/^6790$/, port).replace("127.0.0.1:6790", `127.0.0.1:${port}`);
+    const replace = (arg: string): string => arg.replace(/^\/app\/node_modules\/norsk-reference-manager\//, `${checkout}/packages/reference-manager/`).replace(/^\/data$/, data).replace(/^6790$/, port).replace("127.0.0.1:6790", `127.0.0.1:${port}`);
     const env = imageEnv(REFERENCE_MANAGER, {});
     const argv = [...REFERENCE_MANAGER.entrypoint, ...REFERENCE_MANAGER.cmd].map((arg, index) => (index === 0 ? process.execPath : replace(arg)));
     const referenceManager = await startProcess(argv, { env, cwd: checkout, listening: /listening on (\S+)/ });

@@ -66,7 +66,7 @@ async function probe(which: Probe | undefined, host?: string): Promise<number> {
 async function startManager(): Promise<StartedCommand> {
   const managerPort = String(await freePort());
   const args = (MANAGER.args ?? []).map((arg) => (arg === String(MANAGER.ports?.[0]?.containerPort) ? managerPort : local(MANAGER_POD, MANAGER, arg)));
-  return startProcess([process.execPath, "dist/src/manager/main.js", ...args], { listening: /listening on (\S+)/ });
+  return startProcess([process.execPath, "packages/reference-manager/dist/main.js", ...args], { listening: /listening on (\S+)/ });
 }
 
 beforeAll(async () => {

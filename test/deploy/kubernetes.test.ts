@@ -50,7 +50,7 @@ let managerHelp: string;
 let kustomizationCopy: string;
 
 beforeAll(async () => {
-  ({ stdout: managerHelp } = await run(process.execPath, ["dist/src/manager/main.js", "--help"]));
+  ({ stdout: managerHelp } = await run(process.execPath, ["packages/reference-manager/dist/main.js", "--help"]));
   kustomizationCopy = await mkdtemp(join(tmpdir(), "kubernetes-tls-"));
   await mkdir(join(kustomizationCopy, "tls"));
   await run(join(KUBERNETES_DIR, "tls", "make-example-certs.sh"), [join(kustomizationCopy, "tls")]);

@@ -10,8 +10,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { IN_MEMORY, startManager } from "../../src/manager/index.js";
-import type { RunningManager } from "../../src/manager/index.js";
+import { IN_MEMORY, startManager } from "norsk-reference-manager";
+import type { RunningManager } from "norsk-reference-manager";
 import { readDockerfile } from "../helpers/dockerfile.js";
 
 const README = readFileSync("README.md", "utf8");
@@ -45,7 +45,7 @@ describe("README, Deploying", () => {
     expect(run.length).toBe(1);
     const [pack, , install, start] = run[0]?.lines ?? [];
     expect(pack).toMatch(/^npm pack /);
-    expect(install).toContain(`--omit=dev --omit=optional /tmp/norsk-manager-gateway-${VERSION}.tgz`);
+    expect(install).toContain(`--omit=dev /tmp/norsk-manager-contract-${VERSION}.tgz /tmp/norsk-manager-gateway-${VERSION}.tgz`);
     expect(start).toMatch(/^\.\/node_modules\/\.bin\/norsk-manager-gateway --manager manager\.example\.com:6790$/);
   });
 
@@ -72,7 +72,7 @@ describe("README, Deploying", () => {
         shell.once("exit", (code) => { reject(new Error(`exited with ${String(code)}:\n${output.join("\n")}`)); });
       });
       expect((await fetch(`${url}/readyz`)).status).toBe(200);
-      expect(existsSync(join(folder, "norsk-gateway", "node_modules", "better-sqlite3"))).toBe(false);
+      for (const absent of ["norsk-reference-manager", "better-sqlite3"]) expect(existsSync(join(folder, "norsk-gateway", "node_modules", absent)), absent).toBe(false);
     } finally {
       if (shell.exitCode === null && shell.pid !== undefined) process.kill(-shell.pid, "SIGTERM");
       await exited;

@@ -15,7 +15,7 @@ import { Metadata, status as Status } from "@grpc/grpc-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { create } from "@bufbuild/protobuf";
 import { WireType } from "@bufbuild/protobuf/wire";
-import { Manager } from "../../src/gen/norsk/api/manager_pb.js";
+import { Manager } from "norsk-manager-contract/gen/norsk/api/manager_pb.js";
 import { DELETING_TAG } from "../../src/operations/job-delete.js";
 import { ConformanceJudge } from "../helpers/conformance.js";
 import type { ConformanceRequest, Judged } from "../helpers/conformance.js";

@@ -7,11 +7,11 @@ import { eventually, startListeningGateway } from "../helpers/listening-gateway.
 import type { ListeningGateway } from "../helpers/listening-gateway.js";
 import { emptyPicture, stubGateway, untilAborted } from "../helpers/stub-manager.js";
 import { openStream } from "../helpers/wire-stream.js";
-import { connectManager } from "../../src/grpc/manager-connection.js";
+import { connectManager } from "norsk-manager-contract/grpc/manager-connection.js";
 import { buildApp } from "../../src/app.js";
 import { create } from "@bufbuild/protobuf";
 import { WireType } from "@bufbuild/protobuf/wire";
-import { EventStreamEventSchema } from "../../src/gen/norsk/api/manager_pb.js";
+import { EventStreamEventSchema } from "norsk-manager-contract/gen/norsk/api/manager_pb.js";
 
 let gw: ListeningGateway | undefined;
 afterEach(async () => {

@@ -10,10 +10,10 @@ import type { MethodDefinition, ServerUnaryCall, ServerWritableStream, sendUnary
 import { create, toBinary } from "@bufbuild/protobuf";
 import type { DescMessage, MessageInitShape } from "@bufbuild/protobuf";
 import type { FastifyInstance } from "fastify";
-import { CurrentJobSchema, EventStreamEventSchema, Manager, NorskStatusEventSchema } from "../../src/gen/norsk/api/manager_pb.js";
+import { CurrentJobSchema, EventStreamEventSchema, Manager, NorskStatusEventSchema } from "norsk-manager-contract/gen/norsk/api/manager_pb.js";
 import { buildApp } from "../../src/app.js";
-import { connectManager } from "../../src/grpc/manager-connection.js";
-import type { ManagerConnection } from "../../src/grpc/manager-connection.js";
+import { connectManager } from "norsk-manager-contract/grpc/manager-connection.js";
+import type { ManagerConnection } from "norsk-manager-contract/grpc/manager-connection.js";
 import { openStream } from "../helpers/wire-stream.js";
 import { eventually } from "../helpers/listening-gateway.js";
 

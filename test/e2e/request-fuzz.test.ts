@@ -15,9 +15,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startManager } from "../../src/manager/index.js";
-import type { RunningManager } from "../../src/manager/index.js";
-import { dumpDatabase } from "../manager/harness.js";
+import { startManager } from "norsk-reference-manager";
+import type { RunningManager } from "norsk-reference-manager";
+import { dumpDatabase } from "../../packages/reference-manager/test/harness.js";
 import { startCommand } from "../helpers/command.js";
 import type { StartedCommand } from "../helpers/command.js";
 

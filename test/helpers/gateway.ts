@@ -3,11 +3,11 @@
 import type { FastifyInstance } from "fastify";
 import { buildApp } from "../../src/app.js";
 import type { AppOptions } from "../../src/app.js";
-import { connectManager } from "../../src/grpc/manager-connection.js";
-import type { ManagerConnection } from "../../src/grpc/manager-connection.js";
-import { startManager } from "../../src/manager/index.js";
-import type { RunningManager } from "../../src/manager/index.js";
-import type { Job } from "../../src/gen/norsk/api/manager_pb.js";
+import { connectManager } from "norsk-manager-contract/grpc/manager-connection.js";
+import type { ManagerConnection } from "norsk-manager-contract/grpc/manager-connection.js";
+import { startManager } from "norsk-reference-manager";
+import type { RunningManager } from "norsk-reference-manager";
+import type { Job } from "norsk-manager-contract/gen/norsk/api/manager_pb.js";
 
 export interface TestGateway {
   readonly app: FastifyInstance;

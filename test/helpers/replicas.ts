@@ -6,10 +6,10 @@
 import type { FastifyInstance } from "fastify";
 import { buildApp } from "../../src/app.js";
 import type { AppOptions } from "../../src/app.js";
-import { connectManager } from "../../src/grpc/manager-connection.js";
-import type { ManagerConnection } from "../../src/grpc/manager-connection.js";
-import { startManager } from "../../src/manager/index.js";
-import type { RunningManager } from "../../src/manager/index.js";
+import { connectManager } from "norsk-manager-contract/grpc/manager-connection.js";
+import type { ManagerConnection } from "norsk-manager-contract/grpc/manager-connection.js";
+import { startManager } from "norsk-reference-manager";
+import type { RunningManager } from "norsk-reference-manager";
 import type { ManagerClient } from "../../src/operations/job-access.js";
 
 export interface Replica {

@@ -4,11 +4,11 @@
 // second or two rather than the minutes of 100,000 CreateJob calls.
 import { create } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
-import { Service_ServiceRestart } from "../../src/gen/norsk/api/common_pb.js";
-import { JobSchema } from "../../src/gen/norsk/api/manager_pb.js";
-import { hashOwnedJob, withCurrentHash } from "../../src/manager/hash.js";
-import { createdEntry } from "../../src/manager/history.js";
-import { Store } from "../../src/manager/store.js";
+import { Service_ServiceRestart } from "norsk-manager-contract/gen/norsk/api/common_pb.js";
+import { JobSchema } from "norsk-manager-contract/gen/norsk/api/manager_pb.js";
+import { hashOwnedJob, withCurrentHash } from "norsk-reference-manager/hash.js";
+import { createdEntry } from "norsk-reference-manager/history.js";
+import { Store } from "norsk-reference-manager/store.js";
 
 /** The id of the i-th seeded job: zero-padded, so that id order is index order. */
 export function seededJobId(i: number): string {

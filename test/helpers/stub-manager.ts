@@ -8,14 +8,14 @@
 import { Server } from "@grpc/grpc-js";
 import { create } from "@bufbuild/protobuf";
 import type { FastifyInstance } from "fastify";
-import { EventStreamEventSchema, Manager, NorskStatusEventSchema } from "../../src/gen/norsk/api/manager_pb.js";
-import type { EventStreamEvent, NorskStatusEvent } from "../../src/gen/norsk/api/manager_pb.js";
-import { addPartialService, listen } from "../../src/grpc/index.js";
-import type { ServiceImpl } from "../../src/grpc/index.js";
+import { EventStreamEventSchema, Manager, NorskStatusEventSchema } from "norsk-manager-contract/gen/norsk/api/manager_pb.js";
+import type { EventStreamEvent, NorskStatusEvent } from "norsk-manager-contract/gen/norsk/api/manager_pb.js";
+import { addPartialService, listen } from "norsk-manager-contract/grpc/index.js";
+import type { ServiceImpl } from "norsk-manager-contract/grpc/index.js";
 import { buildApp } from "../../src/app.js";
 import type { AppOptions } from "../../src/app.js";
-import { connectManager } from "../../src/grpc/manager-connection.js";
-import type { ManagerConnection } from "../../src/grpc/manager-connection.js";
+import { connectManager } from "norsk-manager-contract/grpc/manager-connection.js";
+import type { ManagerConnection } from "norsk-manager-contract/grpc/manager-connection.js";
 
 type Impl = ServiceImpl<typeof Manager>;
 

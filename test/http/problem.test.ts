@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { Metadata, status as Code } from "@grpc/grpc-js";
-import { GrpcError } from "../../src/grpc/errors.js";
+import { GrpcError } from "norsk-manager-contract/grpc/errors.js";
 import { MAX_LISTED_ISSUES, MirrorError } from "../../src/json/errors.js";
 import {
   PROBLEM_CONTENT_TYPE,

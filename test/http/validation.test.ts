@@ -6,7 +6,7 @@ import type { ErrorObject } from "ajv";
 import { Type } from "@sinclair/typebox";
 import type { TSchema } from "@sinclair/typebox";
 import { Int64String } from "../../schemas/common.js";
-import { ID_PATTERN, ID_PATTERN_MESSAGE } from "../../src/lexical/ids.js";
+import { ID_PATTERN, ID_PATTERN_MESSAGE } from "norsk-manager-contract/lexical/ids.js";
 import { MAX_VALUES_FULLY_CHECKED, validationItems, validatorCompiler } from "../../src/http/validation.js";
 import { MAX_LISTED_ISSUES } from "../../src/json/errors.js";
 import type { RequestPart } from "../../src/http/validation.js";

@@ -5,11 +5,11 @@ import { create } from "@bufbuild/protobuf";
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import { TimestampSchema } from "@bufbuild/protobuf/wkt";
 import fc from "fast-check";
-import type { ServiceSchema, Service_ServiceRestart } from "../../src/gen/norsk/api/common_pb.js";
-import { JobSchema } from "../../src/gen/norsk/api/manager_pb.js";
-import type { Job } from "../../src/gen/norsk/api/manager_pb.js";
-import { idProblem } from "../../src/lexical/ids.js";
-import { MAX_SECONDS, MIN_SECONDS } from "../../src/lexical/timestamp.js";
+import type { ServiceSchema, Service_ServiceRestart } from "norsk-manager-contract/gen/norsk/api/common_pb.js";
+import { JobSchema } from "norsk-manager-contract/gen/norsk/api/manager_pb.js";
+import type { Job } from "norsk-manager-contract/gen/norsk/api/manager_pb.js";
+import { idProblem } from "norsk-manager-contract/lexical/ids.js";
+import { MAX_SECONDS, MIN_SECONDS } from "norsk-manager-contract/lexical/timestamp.js";
 
 /** Any Unicode text (no lone surrogates: protobuf strings are UTF-8). */
 export const text = fc.oneof(fc.string({ unit: "binary", maxLength: 12 }), fc.constantFrom("", "0", "a/b~c", "__proto__"));

@@ -4,8 +4,8 @@
 import { ScalarType, create } from "@bufbuild/protobuf";
 import { TimestampSchema } from "@bufbuild/protobuf/wkt";
 import { describe, expect, it } from "vitest";
-import { HostPortRangeSchema, JobIdSchema, OciMetadataSchema } from "../../src/gen/norsk/api/common_pb.js";
-import { JobSchema } from "../../src/gen/norsk/api/manager_pb.js";
+import { HostPortRangeSchema, JobIdSchema, OciMetadataSchema } from "norsk-manager-contract/gen/norsk/api/common_pb.js";
+import { JobSchema } from "norsk-manager-contract/gen/norsk/api/manager_pb.js";
 import { listCodec, mapCodec, wrapperCodec } from "../../src/json/containers.js";
 import { INVALID, Issues, UnrepresentableError } from "../../src/json/errors.js";
 import { scalarCodec } from "../../src/json/scalars.js";

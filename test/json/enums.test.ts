@@ -2,8 +2,8 @@ import { create, createFileRegistry, fromBinary, toBinary } from "@bufbuild/prot
 import type { DescEnum } from "@bufbuild/protobuf";
 import { FileDescriptorProtoSchema } from "@bufbuild/protobuf/wkt";
 import { describe, expect, it } from "vitest";
-import type { Cloud } from "../../src/gen/norsk/api/manager_pb.js";
-import { JobHistoryJobStoppingSchema, JobHistoryJobStopping_Reason, JobSchema, Job_JobState } from "../../src/gen/norsk/api/manager_pb.js";
+import type { Cloud } from "norsk-manager-contract/gen/norsk/api/manager_pb.js";
+import { JobHistoryJobStoppingSchema, JobHistoryJobStopping_Reason, JobSchema, Job_JobState } from "norsk-manager-contract/gen/norsk/api/manager_pb.js";
 import { enumCodec } from "../../src/json/enums.js";
 import { INVALID, Issues } from "../../src/json/errors.js";
 import { jobFromJson, jobToJson } from "../../src/json/job.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { CreateAwsNodeRequestSchema, JobSchema } from "../../src/gen/norsk/api/manager_pb.js";
+import { CreateAwsNodeRequestSchema, JobSchema } from "norsk-manager-contract/gen/norsk/api/manager_pb.js";
 import { MirrorError, describe as describeValue, escapeToken, setOwn } from "../../src/json/errors.js";
 import { jobFromJson, jobToJson } from "../../src/json/job.js";
 import { messageFromJson } from "../../src/json/mirror.js";

@@ -4,8 +4,8 @@
 import { fromBinary, toBinary } from "@bufbuild/protobuf";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { JobSchema } from "../../src/gen/norsk/api/manager_pb.js";
-import type { Job } from "../../src/gen/norsk/api/manager_pb.js";
+import { JobSchema } from "norsk-manager-contract/gen/norsk/api/manager_pb.js";
+import type { Job } from "norsk-manager-contract/gen/norsk/api/manager_pb.js";
 import { MirrorError } from "../../src/json/errors.js";
 import { jobFromJson, jobToJson } from "../../src/json/job.js";
 import { applyMergePatch, mergePatchMessage } from "../../src/json/merge-patch.js";

@@ -1,6 +1,6 @@
 import { equals, fromBinary, toBinary } from "@bufbuild/protobuf";
 import { describe, expect, it } from "vitest";
-import { JobFilterSchema, JobSchema } from "../../src/gen/norsk/api/manager_pb.js";
+import { JobFilterSchema, JobSchema } from "norsk-manager-contract/gen/norsk/api/manager_pb.js";
 import { applyMergePatch, mergePatchMessage } from "../../src/json/merge-patch.js";
 import { messageFromJson, messageToJson } from "../../src/json/mirror.js";
 import { MirrorError } from "../../src/json/errors.js";

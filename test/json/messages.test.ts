@@ -2,7 +2,7 @@ import { create, equals } from "@bufbuild/protobuf";
 import type { DescMessage, MessageShape } from "@bufbuild/protobuf";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { JobIdSchema, Log_Level, file_norsk_api_common } from "../../src/gen/norsk/api/common_pb.js";
+import { JobIdSchema, Log_Level, file_norsk_api_common } from "norsk-manager-contract/gen/norsk/api/common_pb.js";
 import {
   CurrentJobSchema,
   EventStreamEventSchema,
@@ -10,7 +10,7 @@ import {
   NodeStopping_Reason,
   NorskStatusEventSchema,
   file_norsk_api_manager,
-} from "../../src/gen/norsk/api/manager_pb.js";
+} from "norsk-manager-contract/gen/norsk/api/manager_pb.js";
 import { messageFromJson, messageToJson } from "../../src/json/mirror.js";
 import { messageArbitrary } from "./message-arbitrary.js";
 

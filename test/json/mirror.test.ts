@@ -12,8 +12,8 @@ import {
 } from "@bufbuild/protobuf/wkt";
 import type { DescriptorProto, FieldDescriptorProto } from "@bufbuild/protobuf/wkt";
 import { describe, expect, it } from "vitest";
-import { HostPortEphemeralSchema, OciMetadataSchema } from "../../src/gen/norsk/api/common_pb.js";
-import { JobSchema } from "../../src/gen/norsk/api/manager_pb.js";
+import { HostPortEphemeralSchema, OciMetadataSchema } from "norsk-manager-contract/gen/norsk/api/common_pb.js";
+import { JobSchema } from "norsk-manager-contract/gen/norsk/api/manager_pb.js";
 import { messageFromJson, messageToJson } from "../../src/json/mirror.js";
 import { PRESENCE_OVERRIDES } from "../../src/json/presence.js";
 import type { PresenceOverride } from "../../src/json/presence.js";

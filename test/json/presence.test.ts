@@ -1,7 +1,7 @@
 import { create } from "@bufbuild/protobuf";
 import { describe, expect, it } from "vitest";
-import { ServiceParametersSchema, ServiceSchema } from "../../src/gen/norsk/api/common_pb.js";
-import { JobRequirementsSchema, JobSchema } from "../../src/gen/norsk/api/manager_pb.js";
+import { ServiceParametersSchema, ServiceSchema } from "norsk-manager-contract/gen/norsk/api/common_pb.js";
+import { JobRequirementsSchema, JobSchema } from "norsk-manager-contract/gen/norsk/api/manager_pb.js";
 import { jobFromJson, jobToJson } from "../../src/json/job.js";
 import { messageFromJson, messageToJson } from "../../src/json/mirror.js";
 import { jobBody } from "./helpers.js";

@@ -1,7 +1,7 @@
 import { ScalarType, create, equals, fromBinary, isMessage, toBinary } from "@bufbuild/protobuf";
 import { describe, expect, it } from "vitest";
-import { LogSchema } from "../../src/gen/norsk/api/common_pb.js";
-import { JobRequirementsSchema, JobSchema } from "../../src/gen/norsk/api/manager_pb.js";
+import { LogSchema } from "norsk-manager-contract/gen/norsk/api/common_pb.js";
+import { JobRequirementsSchema, JobSchema } from "norsk-manager-contract/gen/norsk/api/manager_pb.js";
 import { INVALID, Issues } from "../../src/json/errors.js";
 import { jobFromJson, jobToJson } from "../../src/json/job.js";
 import { messageFromJson, messageToJson } from "../../src/json/mirror.js";

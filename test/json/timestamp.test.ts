@@ -2,12 +2,12 @@ import { create } from "@bufbuild/protobuf";
 import { TimestampSchema } from "@bufbuild/protobuf/wkt";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { JobSchema } from "../../src/gen/norsk/api/manager_pb.js";
+import { JobSchema } from "norsk-manager-contract/gen/norsk/api/manager_pb.js";
 import { INVALID, Issues, UnrepresentableError } from "../../src/json/errors.js";
 import { jobFromJson, jobToJson } from "../../src/json/job.js";
 import { messageToJson } from "../../src/json/mirror.js";
 import { formatTimestamp, timestampCodec } from "../../src/json/timestamp.js";
-import { MAX_SECONDS, MIN_SECONDS, civilFromDays, daysFromCivil, parseTimestamp } from "../../src/lexical/timestamp.js";
+import { MAX_SECONDS, MIN_SECONDS, civilFromDays, daysFromCivil, parseTimestamp } from "norsk-manager-contract/lexical/timestamp.js";
 import { timestamp } from "./arbitraries.js";
 import { issueOf, jobBody } from "./helpers.js";
 

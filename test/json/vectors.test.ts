@@ -1,7 +1,7 @@
 import { equals, fromBinary, toBinary } from "@bufbuild/protobuf";
 import { describe, expect, it } from "vitest";
-import { JobSearchRequestSchema, file_norsk_api_manager } from "../../src/gen/norsk/api/manager_pb.js";
-import { file_norsk_api_common } from "../../src/gen/norsk/api/common_pb.js";
+import { JobSearchRequestSchema, file_norsk_api_manager } from "norsk-manager-contract/gen/norsk/api/manager_pb.js";
+import { file_norsk_api_common } from "norsk-manager-contract/gen/norsk/api/common_pb.js";
 import { createRegistry } from "@bufbuild/protobuf";
 import { messageFromJson, messageToJson } from "../../src/json/mirror.js";
 import { searchRequestFromQuery } from "../../src/operations/search-query.js";

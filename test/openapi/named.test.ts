@@ -5,8 +5,8 @@
 import type { DescMessage } from "@bufbuild/protobuf";
 import { isDeepStrictEqual } from "node:util";
 import { describe, expect, it } from "vitest";
-import { file_norsk_api_common } from "../../src/gen/norsk/api/common_pb.js";
-import { EventStreamEventSchema, NorskStatusEventSchema, file_norsk_api_manager } from "../../src/gen/norsk/api/manager_pb.js";
+import { file_norsk_api_common } from "norsk-manager-contract/gen/norsk/api/common_pb.js";
+import { EventStreamEventSchema, NorskStatusEventSchema, file_norsk_api_manager } from "norsk-manager-contract/gen/norsk/api/manager_pb.js";
 import { componentOf } from "../../schemas/common.js";
 import { ENUM_SCHEMAS } from "../../schemas/enums.js";
 import { ComposeStage, LogLevel, NodeStoppingReason } from "../../schemas/events.js";

@@ -3,8 +3,8 @@
 // what happens to readers that leave. The end-to-end proof (real Manager, concurrent writers)
 // is test/routes/coalesced-reads.test.ts.
 import { describe, expect, it } from "vitest";
-import { Code, GrpcError } from "../../src/grpc/index.js";
-import type { CallOptions } from "../../src/grpc/types.js";
+import { Code, GrpcError } from "norsk-manager-contract/grpc/index.js";
+import type { CallOptions } from "norsk-manager-contract/grpc/types.js";
 import { ReadCoalescer, metadataKey } from "../../src/operations/coalesced-reads.js";
 
 /** A call the test ends by hand, with the options it was made with. */

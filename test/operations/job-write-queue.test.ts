@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { Code, GrpcError } from "../../src/grpc/errors.js";
+import { Code, GrpcError } from "norsk-manager-contract/grpc/errors.js";
 import { resourceExhausted } from "../../src/http/problem.js";
 import { JobWriteQueue } from "../../src/operations/job-write-queue.js";
 

@@ -7,7 +7,7 @@ import { request as httpRequest } from "node:http";
 import type { IncomingMessage } from "node:http";
 import type { Socket } from "node:net";
 import { create } from "@bufbuild/protobuf";
-import { CurrentJobSchema, JobSchema } from "../../src/gen/norsk/api/manager_pb.js";
+import { CurrentJobSchema, JobSchema } from "norsk-manager-contract/gen/norsk/api/manager_pb.js";
 import { stubGateway } from "../helpers/stub-manager.js";
 import type { StubGateway } from "../helpers/stub-manager.js";
 import { ndjsonLines } from "../helpers/http-get.js";

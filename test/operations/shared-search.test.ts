@@ -3,8 +3,8 @@
 // cancelled only when the last reader leaves before its end.
 import { describe, expect, it } from "vitest";
 import { create } from "@bufbuild/protobuf";
-import { CurrentJobSchema } from "../../src/gen/norsk/api/manager_pb.js";
-import type { CurrentJob } from "../../src/gen/norsk/api/manager_pb.js";
+import { CurrentJobSchema } from "norsk-manager-contract/gen/norsk/api/manager_pb.js";
+import type { CurrentJob } from "norsk-manager-contract/gen/norsk/api/manager_pb.js";
 import { SharedSearch } from "../../src/operations/shared-search.js";
 import type { StartedSearch } from "../../src/operations/search-body.js";
 

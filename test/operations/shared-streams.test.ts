@@ -3,9 +3,9 @@
 // each client receives, and what happens when clients leave. End to end (real Manager, real
 // SSE clients): test/routes/shared-streams.test.ts.
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { Code, GrpcError } from "../../src/grpc/index.js";
-import type { BytesStreamHandlers, OpenBytesStream } from "../../src/grpc/client.js";
-import type { CallOptions } from "../../src/grpc/types.js";
+import { Code, GrpcError } from "norsk-manager-contract/grpc/index.js";
+import type { BytesStreamHandlers, OpenBytesStream } from "norsk-manager-contract/grpc/client.js";
+import type { CallOptions } from "norsk-manager-contract/grpc/types.js";
 import { SHARE_INTERVAL_MS, StreamSharing } from "../../src/operations/shared-streams.js";
 
 /** Upstream streams opened so far, each with its options, its handlers and whether it was cancelled. */

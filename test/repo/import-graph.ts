@@ -2,10 +2,11 @@
 // imports which, and so which folder imports which. Used by layers.test.ts; kept apart so the
 // test reads as the rules it checks.
 //
-// An import is every relative module specifier: `import` and `import type`, `export … from`,
-// `import x = require(…)` and `import("…")` with a literal. Type-only imports count: a folder
-// that needs another's types depends on it as much as one that calls it. Package imports
-// (no leading "."), which are not the project's, are left out.
+// An import is every module specifier of the project's own code: a relative one, or one that
+// names a workspace package (WORKSPACE), resolved to that package's source as tsconfig.json's
+// "paths" do. `import` and `import type`, `export … from`, `import x = require(…)` and
+// `import("…")` with a literal all count. Type-only imports count: a folder that needs another's
+// types depends on it as much as one that calls it. Other packages' imports are left out.
 import { readFileSync, readdirSync } from "node:fs";
 import { join, posix, resolve } from "node:path";
 import ts from "typescript";
@@ -15,7 +16,15 @@ export interface Import {
   readonly from: string;
   readonly line: number;
   readonly to: string;
+  /** Whether it names a workspace package, rather than a relative path. */
+  readonly byName?: boolean;
 }
+
+/** The workspace packages by name: where each one's source is, and its main module. */
+export const WORKSPACE: Readonly<Record<string, { readonly source: string; readonly main?: string }>> = {
+  "norsk-manager-contract": { source: "packages/contract/src" },
+  "norsk-reference-manager": { source: "packages/reference-manager/src", main: "index.ts" },
+};
 
 /** Paths are relative to the repository root, with "/" separators. */
 export function sourceFiles(root: string, folders: readonly string[], skip: readonly string[]): string[] {
@@ -37,9 +46,13 @@ export function importsOf(file: string, text: string): Import[] {
   const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
   const found: Import[] = [];
   const add = (specifier: ts.Node | undefined): void => {
-    if (specifier === undefined || !ts.isStringLiteralLike(specifier) || !specifier.text.startsWith(".")) return;
+    if (specifier === undefined || !ts.isStringLiteralLike(specifier)) return;
     const line = source.getLineAndCharacterOfPosition(specifier.getStart(source)).line + 1;
-    found.push({ from: file, line, to: resolveSpecifier(file, specifier.text) });
+    if (specifier.text.startsWith(".")) found.push({ from: file, line, to: resolveSpecifier(file, specifier.text) });
+    else {
+      const to = resolvePackage(specifier.text);
+      if (to !== undefined) found.push({ from: file, line, to, byName: true });
+    }
   };
   const visit = (node: ts.Node): void => {
     if (ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) add(node.moduleSpecifier);
@@ -50,6 +63,15 @@ export function importsOf(file: string, text: string): Import[] {
   };
   visit(source);
   return found;
+}
+
+/** "norsk-manager-contract/grpc/x.js" is "packages/contract/src/grpc/x.ts"; undefined for other packages. */
+function resolvePackage(specifier: string): string | undefined {
+  const [name = "", ...rest] = specifier.split("/");
+  const pkg = WORKSPACE[name];
+  if (pkg === undefined) return undefined;
+  const path = rest.length === 0 ? (pkg.main ?? "index.ts") : rest.join("/").replace(/\.js$/, ".ts");
+  return posix.join(pkg.source, path);
 }
 
 /** "./x.js" from "src/a/b.ts" is "src/a/x.ts": NodeNext specifiers name the emitted .js file. */

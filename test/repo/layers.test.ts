@@ -1,45 +1,102 @@
-// The folders of src/ and schemas/ form layers (docs/ARCHITECTURE.md §7): each folder imports
-// only the folders its row of LAYERS names, and no import cycle joins two folders or two files.
-// A new folder, or a new kind of import between folders, is a deliberate change to LAYERS.
-import { existsSync } from "node:fs";
+// The packages of the workspace, and the folders of the gateway's src/ and schemas/, form
+// layers (docs/architecture.md, "Layers"). Each package imports only the packages its row of
+// PACKAGES names, and only by name (a relative path into another package would not survive
+// `npm pack`); each folder imports only the folders its row of LAYERS names; and no import
+// cycle joins two folders or two files. A new folder or package, or a new kind of import
+// between them, is a deliberate change to these tables.
+import { existsSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import { findCycles, graphOf, importsOf, readImports, sourceFiles } from "./import-graph.js";
+import { WORKSPACE, findCycles, graphOf, importsOf, readImports, sourceFiles } from "./import-graph.js";
 import type { Graph, Import } from "./import-graph.js";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 
-/** The composition root: the files directly in src/ (app.ts, gateway.ts, main.ts, …). */
+/** The gateway's composition root: the files directly in src/ (app.ts, gateway.ts, main.ts, …). */
 const TOP = "src/*.ts";
 
+/** The workspace's packages, by the folder that holds each one's package.json. */
+const PACKAGE_FOLDERS = { "norsk-manager-gateway": ".", "norsk-manager-contract": "packages/contract", "norsk-reference-manager": "packages/reference-manager" } as const;
+type PackageName = keyof typeof PACKAGE_FOLDERS;
+
 /**
- * Which folders each folder may import, top layer first. Imports inside a folder are always
- * allowed (the file-cycle check still applies to them).
+ * Which packages each package may import. The gateway imports the reference Manager only to
+ * embed it, from its composition root, as an optional peer.
+ */
+const PACKAGES: Readonly<Record<PackageName, readonly PackageName[]>> = {
+  "norsk-manager-gateway": ["norsk-manager-contract", "norsk-reference-manager"],
+  "norsk-reference-manager": ["norsk-manager-contract"],
+  "norsk-manager-contract": [],
+};
+
+/**
+ * Which folders each folder may import, top layer first. A workspace package other than the
+ * gateway is one unit ("contract/<folder>" for the contract's folders, "reference-manager" for
+ * the whole reference Manager). Imports inside a folder are always allowed (the file-cycle check
+ * still applies to them).
  */
 const LAYERS: Readonly<Record<string, readonly string[] | "anything">> = {
   [TOP]: "anything",
-  "src/routes": ["src/http", "src/operations", "src/json", "src/grpc", "src/sse", "schemas", "src/gen"],
-  "src/operations": ["src/http", "src/json", "src/grpc", "src/lexical", "schemas", "src/gen"],
-  "src/sse": ["src/http", "src/json", "src/grpc", "schemas"],
+  "src/routes": ["src/http", "src/operations", "src/json", "contract/grpc", "src/sse", "schemas", "contract/gen"],
+  "src/operations": ["src/http", "src/json", "contract/grpc", "contract/lexical", "schemas", "contract/gen"],
+  "src/sse": ["src/http", "src/json", "contract/grpc", "schemas"],
   "src/server": ["src/http"],
   // Logs, metrics and traces: they observe requests and calls, and are wired in at the top.
-  "src/telemetry": ["src/http", "src/grpc", "src/sse"],
+  "src/telemetry": ["src/http", "contract/grpc", "src/sse"],
   "src/openapi": ["schemas", "src/http", "src/json"],
-  "src/http": ["src/grpc", "src/json", "src/lexical", "schemas"],
-  "src/json": ["schemas", "src/lexical", "src/gen"],
-  "schemas": ["src/lexical"],
-  "src/manager": ["src/grpc", "src/lexical", "src/gen"],
-  "src/grpc": ["src/gen"],
-  "src/lexical": [],
+  "src/http": ["contract/grpc", "src/json", "contract/lexical", "schemas"],
+  "src/json": ["schemas", "contract/lexical", "contract/gen"],
+  "schemas": ["contract/lexical"],
+  "reference-manager": ["contract/grpc", "contract/lexical", "contract/gen"],
+  "contract/grpc": ["contract/gen"],
+  "contract/lexical": [],
   // Generated, never parsed here: it imports only itself and packages.
-  "src/gen": [],
+  "contract/gen": [],
 };
 
-/** "schemas", "src/<folder>" (nested folders included), or TOP. */
+/** "schemas", "src/<folder>" (nested folders included), TOP, "contract/<folder>" or "reference-manager". */
 function folderOf(file: string): string {
   const parts = file.split("/");
+  if (parts[0] === "packages") {
+    if (parts[1] === "contract") return `contract/${parts[3] ?? ""}`;
+    return parts[1] ?? file;
+  }
   if (parts[0] !== "src") return parts[0] ?? file;
   return parts.length === 2 ? TOP : `src/${parts[1] ?? ""}`;
+}
+
+/** The package a file belongs to. */
+function packageOf(file: string): PackageName {
+  if (file.startsWith("packages/contract/")) return "norsk-manager-contract";
+  if (file.startsWith("packages/reference-manager/")) return "norsk-reference-manager";
+  return "norsk-manager-gateway";
+}
+
+/** Imports that cross a package boundary other than as PACKAGES allows, by name. */
+function packageViolations(imports: readonly Import[]): string[] {
+  const found: string[] = [];
+  for (const edge of imports) {
+    const from = packageOf(edge.from);
+    const to = packageOf(edge.to);
+    if (from === to) {
+      if (edge.byName === true) found.push(`${from} imports itself by name: ${at(edge)}`);
+      continue;
+    }
+    if (!PACKAGES[from].includes(to)) found.push(`${from} may not import ${to}: ${at(edge)}`);
+    else if (edge.byName !== true) found.push(`${from} imports ${to} by a relative path, not by name: ${at(edge)}`);
+  }
+  return found;
+}
+
+/** The packages each package.json declares it uses (dependencies and peers). */
+function declaredPackages(name: PackageName): string[] {
+  const manifest = JSON.parse(readFileSync(resolve(ROOT, PACKAGE_FOLDERS[name], "package.json"), "utf8")) as {
+    name: string;
+    dependencies?: Record<string, string>;
+    peerDependencies?: Record<string, string>;
+  };
+  expect(manifest.name).toBe(name);
+  return Object.keys({ ...manifest.dependencies, ...manifest.peerDependencies }).filter((dependency) => dependency in WORKSPACE);
 }
 
 function at(edge: Import): string {
@@ -116,16 +173,29 @@ function fileCycles(imports: readonly Import[]): string[][] {
   return findCycles(graphOf(imports.map((edge) => [edge.from, edge.to] as const)));
 }
 
-describe("the folder layers", () => {
-  const files = sourceFiles(ROOT, ["src", "schemas"], ["src/gen"]);
+describe("the package and folder layers", () => {
+  const files = sourceFiles(ROOT, ["src", "schemas", "packages/contract/src", "packages/reference-manager/src"], ["packages/contract/src/gen"]);
   const imports = readImports(ROOT, files);
 
   it("reads the source it checks", () => {
     expect(files.length).toBeGreaterThan(80);
     expect(files).toContain("src/app.ts");
-    expect(files.some((file) => file.startsWith("src/gen/"))).toBe(false);
+    expect(files).toContain("packages/reference-manager/src/store.ts");
+    expect(files.some((file) => file.includes("/gen/"))).toBe(false);
     expect(imports.length).toBeGreaterThan(300);
     expect(folderGraph(imports).get(TOP)?.has("src/routes")).toBe(true);
+    expect(folderGraph(imports).get("reference-manager")?.has("contract/grpc")).toBe(true);
+  });
+
+  it("imports other packages only as PACKAGES allows, and only by name", () => {
+    expect(packageViolations(imports)).toEqual([]);
+  });
+
+  it("declares in each package.json exactly the workspace packages its source imports", () => {
+    for (const name of Object.keys(PACKAGES) as PackageName[]) {
+      const imported = new Set(imports.filter((edge) => packageOf(edge.from) === name && packageOf(edge.to) !== name).map((edge) => packageOf(edge.to)));
+      expect(declaredPackages(name).sort(), name).toEqual([...imported].sort());
+    }
   });
 
   it("resolves every import to a file that exists", () => {
@@ -157,6 +227,8 @@ describe("the checks catch what they look for", () => {
       'import e = require("./e.js");',
       'const f = await import("../json/f.js");',
       'import { g } from "fastify";',
+      'import { h } from "norsk-manager-contract/grpc/h.js";',
+      'import type { I } from "norsk-reference-manager";',
     ].join("\n");
     expect(importsOf("src/routes/x.ts", text).map((edge) => `${edge.line} ${edge.to}`)).toEqual([
       "1 src/http/a.ts",
@@ -165,6 +237,8 @@ describe("the checks catch what they look for", () => {
       "4 src/routes/d.ts",
       "5 src/routes/e.ts",
       "6 src/json/f.ts",
+      "8 packages/contract/src/grpc/h.ts",
+      "9 packages/reference-manager/src/index.ts",
     ]);
   });
 
@@ -179,7 +253,7 @@ describe("the checks catch what they look for", () => {
     const planted: Import[] = [
       { from: "src/json/job.ts", line: 6, to: "schemas/job.ts" },
       { from: "schemas/formats.ts", line: 3, to: "src/json/scalars.ts" },
-      { from: "src/grpc/client.ts", line: 9, to: "src/http/problem.ts" },
+      { from: "packages/contract/src/grpc/client.ts", line: 9, to: "src/http/problem.ts" },
     ];
     expect(describeFolderCycles(planted)).toEqual([
       [
@@ -190,7 +264,13 @@ describe("the checks catch what they look for", () => {
     ]);
     expect(layerViolations(planted)).toEqual([
       "schemas may not import src/json: schemas/formats.ts:3 imports src/json/scalars.ts",
-      "src/grpc may not import src/http: src/grpc/client.ts:9 imports src/http/problem.ts",
+      "contract/grpc may not import src/http: packages/contract/src/grpc/client.ts:9 imports src/http/problem.ts",
+    ]);
+    expect(packageViolations(planted)).toEqual([
+      "norsk-manager-contract may not import norsk-manager-gateway: packages/contract/src/grpc/client.ts:9 imports src/http/problem.ts",
+    ]);
+    expect(packageViolations([{ from: "src/app.ts", line: 2, to: "packages/contract/src/grpc/client.ts" }])).toEqual([
+      "norsk-manager-gateway imports norsk-manager-contract by a relative path, not by name: src/app.ts:2 imports packages/contract/src/grpc/client.ts",
     ]);
   });
 });

@@ -2,7 +2,7 @@
 // the Manager's data is the same afterwards (checked through the Manager directly).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { toBinary } from "@bufbuild/protobuf";
-import { JobSchema } from "../../src/gen/norsk/api/manager_pb.js";
+import { JobSchema } from "norsk-manager-contract/gen/norsk/api/manager_pb.js";
 import { startTestGateway } from "../helpers/gateway.js";
 import type { TestGateway } from "../helpers/gateway.js";
 

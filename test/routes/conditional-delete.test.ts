@@ -4,7 +4,7 @@
 import { STATUS_CODES } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { LightMyRequestResponse } from "fastify";
-import { Code, GrpcError } from "../../src/grpc/errors.js";
+import { Code, GrpcError } from "norsk-manager-contract/grpc/errors.js";
 import { DELETING_TAG } from "../../src/operations/job-delete.js";
 import { startReplicas } from "../helpers/replicas.js";
 import type { Replica, Replicas } from "../helpers/replicas.js";

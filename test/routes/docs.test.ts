@@ -8,8 +8,8 @@ import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildApp } from "../../src/app.js";
-import { connectManager } from "../../src/grpc/manager-connection.js";
-import type { ManagerConnection } from "../../src/grpc/manager-connection.js";
+import { connectManager } from "norsk-manager-contract/grpc/manager-connection.js";
+import type { ManagerConnection } from "norsk-manager-contract/grpc/manager-connection.js";
 
 const YAML_TEXT = readFileSync("openapi.yaml", "utf8");
 

@@ -8,10 +8,10 @@ import { request as httpRequest } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { FastifyInstance, LightMyRequestResponse } from "fastify";
 import { buildApp } from "../../src/app.js";
-import { connectManager } from "../../src/grpc/manager-connection.js";
-import type { ManagerConnection } from "../../src/grpc/manager-connection.js";
-import { startManager } from "../../src/manager/index.js";
-import type { RunningManager } from "../../src/manager/index.js";
+import { connectManager } from "norsk-manager-contract/grpc/manager-connection.js";
+import type { ManagerConnection } from "norsk-manager-contract/grpc/manager-connection.js";
+import { startManager } from "norsk-reference-manager";
+import type { RunningManager } from "norsk-reference-manager";
 import { startDroppingProxy } from "../helpers/dropping-proxy.js";
 import type { DroppingProxy } from "../helpers/dropping-proxy.js";
 

@@ -3,9 +3,9 @@
 // written; every id the rule allows, the longest and oddest included, is reached by its path
 // with a real HTTP client (fetch, which resolves dot segments as browsers do).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Job_JobState } from "../../src/gen/norsk/api/manager_pb.js";
-import { Code } from "../../src/grpc/index.js";
-import { ID_PATTERN_MESSAGE } from "../../src/lexical/ids.js";
+import { Job_JobState } from "norsk-manager-contract/gen/norsk/api/manager_pb.js";
+import { Code } from "norsk-manager-contract/grpc/index.js";
+import { ID_PATTERN_MESSAGE } from "norsk-manager-contract/lexical/ids.js";
 import { startListeningGateway } from "../helpers/listening-gateway.js";
 import type { ListeningGateway } from "../helpers/listening-gateway.js";
 

@@ -5,7 +5,7 @@
 // test sets.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { create } from "@bufbuild/protobuf";
-import { CurrentJobSchema, JobSchema } from "../../src/gen/norsk/api/manager_pb.js";
+import { CurrentJobSchema, JobSchema } from "norsk-manager-contract/gen/norsk/api/manager_pb.js";
 import { stubGateway, untilAborted } from "../helpers/stub-manager.js";
 import type { StubGateway } from "../helpers/stub-manager.js";
 import { getWhole, ndjsonLines } from "../helpers/http-get.js";

@@ -2,9 +2,9 @@
 // (default and Grpc-Timeout), forwarded metadata, cancellation on disconnect, 5xx hygiene.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { request as httpRequest } from "node:http";
-import { Code, GrpcError } from "../../src/grpc/index.js";
+import { Code, GrpcError } from "norsk-manager-contract/grpc/index.js";
 import { buildApp } from "../../src/app.js";
-import { connectManager } from "../../src/grpc/manager-connection.js";
+import { connectManager } from "norsk-manager-contract/grpc/manager-connection.js";
 import type { FastifyInstance } from "fastify";
 import { stubGateway } from "../helpers/stub-manager.js";
 import type { ManagerStub, StubGateway } from "../helpers/stub-manager.js";

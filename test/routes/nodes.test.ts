@@ -3,7 +3,7 @@
 // deadline behaviour of the job routes (against a Manager that never answers).
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { messageToJson } from "../../src/json/index.js";
-import { EventStreamEventSchema } from "../../src/gen/norsk/api/manager_pb.js";
+import { EventStreamEventSchema } from "norsk-manager-contract/gen/norsk/api/manager_pb.js";
 import { JSON_HEADERS, startTestGateway } from "../helpers/gateway.js";
 import type { TestGateway } from "../helpers/gateway.js";
 import { stubGateway, untilAborted } from "../helpers/stub-manager.js";

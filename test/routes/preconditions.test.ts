@@ -8,9 +8,9 @@
 import { create } from "@bufbuild/protobuf";
 import type { LightMyRequestResponse } from "fastify";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { CurrentJobSchema, Job_JobState, JobSchema } from "../../src/gen/norsk/api/manager_pb.js";
-import type { Job } from "../../src/gen/norsk/api/manager_pb.js";
-import { Code, GrpcError } from "../../src/grpc/errors.js";
+import { CurrentJobSchema, Job_JobState, JobSchema } from "norsk-manager-contract/gen/norsk/api/manager_pb.js";
+import type { Job } from "norsk-manager-contract/gen/norsk/api/manager_pb.js";
+import { Code, GrpcError } from "norsk-manager-contract/grpc/errors.js";
 import { JOB_ABSENT, NO_VERSION, STALE_TAG } from "../../src/operations/job-access.js";
 import { JOB_EXISTS } from "../../src/operations/job-create.js";
 import { startTestGateway, JSON_HEADERS } from "../helpers/gateway.js";

@@ -3,7 +3,7 @@
 // stream starts, and as the last event of a stream that has started.
 import { create } from "@bufbuild/protobuf";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { EventStreamEventSchema } from "../../src/gen/norsk/api/manager_pb.js";
+import { EventStreamEventSchema } from "norsk-manager-contract/gen/norsk/api/manager_pb.js";
 import { Metadata } from "@grpc/grpc-js";
 import { stubGateway } from "../helpers/stub-manager.js";
 import type { StubGateway } from "../helpers/stub-manager.js";

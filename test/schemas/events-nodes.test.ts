@@ -4,7 +4,7 @@
 import type { TSchema } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import { describe, expect, it } from "vitest";
-import { EventStreamEventSchema, NorskStatusEventSchema } from "../../src/gen/norsk/api/manager_pb.js";
+import { EventStreamEventSchema, NorskStatusEventSchema } from "norsk-manager-contract/gen/norsk/api/manager_pb.js";
 import { componentOf } from "../../schemas/common.js";
 import { EVENT_DATA, EventLine, EventStreamEventJson, EventStreamQuery, STATUS_DATA, StatusEventJson, StatusLine } from "../../schemas/events.js";
 import { AwsNodeJson, AwsNodeInputJson, OciNodeJson, OciNodeInputJson, PhysicalNodeUpdateJson, PhysicalNodeUpdateInputJson } from "../../schemas/nodes.js";

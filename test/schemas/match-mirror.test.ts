@@ -7,7 +7,7 @@ import type { DescMessage } from "@bufbuild/protobuf";
 import { Type } from "@sinclair/typebox";
 import type { TObject, TSchema } from "@sinclair/typebox";
 import { describe, expect, it } from "vitest";
-import { ServiceSchema, file_norsk_api_common } from "../../src/gen/norsk/api/common_pb.js";
+import { ServiceSchema, file_norsk_api_common } from "norsk-manager-contract/gen/norsk/api/common_pb.js";
 import {
   CreateAwsNodeRequestSchema,
   CreateOciNodeRequestSchema,
@@ -19,7 +19,7 @@ import {
   RunningJobSchema,
   UpdatePhysicalNodeRequestSchema,
   file_norsk_api_manager,
-} from "../../src/gen/norsk/api/manager_pb.js";
+} from "norsk-manager-contract/gen/norsk/api/manager_pb.js";
 import { enumJsonNames } from "../../src/json/enums.js";
 import { FLATTENED_WRAPPERS } from "../../src/json/presence.js";
 import { ENUM_SCHEMAS } from "../../schemas/enums.js";

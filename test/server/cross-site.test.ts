@@ -4,7 +4,7 @@
 // real listening gateway, and the built command.
 import { request as httpRequest } from "node:http";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { Job_JobState } from "../../src/gen/norsk/api/manager_pb.js";
+import { Job_JobState } from "norsk-manager-contract/gen/norsk/api/manager_pb.js";
 import { LOOPBACK_HOSTS, defaultAllowedHosts } from "../../src/server/cross-site.js";
 import type { CrossSiteOptions } from "../../src/server/cross-site.js";
 import { startCommand } from "../helpers/command.js";

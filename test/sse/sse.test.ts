@@ -2,7 +2,7 @@
 // (the same JSON as the mirror gives, once per distinct message, within its bounds).
 import { create, toBinary } from "@bufbuild/protobuf";
 import { describe, expect, it } from "vitest";
-import { EventStreamEventSchema, NodeStopping_Reason, NorskStatusEventSchema } from "../../src/gen/norsk/api/manager_pb.js";
+import { EventStreamEventSchema, NodeStopping_Reason, NorskStatusEventSchema } from "norsk-manager-contract/gen/norsk/api/manager_pb.js";
 import { messageToJson } from "../../src/json/index.js";
 import { EventDecoder, SHARED_DATA_MIN_BYTES, dataBytes } from "../../src/sse/decoder.js";
 import { formatError, formatEvent, frameText, heartbeat, negotiateFormat } from "../../src/sse/frames.js";

@@ -8,12 +8,12 @@ import { IncomingMessage, ServerResponse } from "node:http";
 import { Socket } from "node:net";
 import { create, toBinary } from "@bufbuild/protobuf";
 import { afterEach, describe, expect, it } from "vitest";
-import { EventStreamEventSchema } from "../../src/gen/norsk/api/manager_pb.js";
+import { EventStreamEventSchema } from "norsk-manager-contract/gen/norsk/api/manager_pb.js";
 import type { ProblemJson } from "../../schemas/common.js";
 import { EventDecoder } from "../../src/sse/decoder.js";
 import { formatError, formatEvent, frameText } from "../../src/sse/frames.js";
 import { SlowClientError, StreamBody, WRITE_INTERVAL_MS } from "../../src/sse/stream-body.js";
-import type { BytesStreamHandlers } from "../../src/grpc/client.js";
+import type { BytesStreamHandlers } from "norsk-manager-contract/grpc/client.js";
 
 const LIMIT = 4096;
 const decoder = new EventDecoder(EventStreamEventSchema);

@@ -7,14 +7,14 @@
 import { IncomingMessage, ServerResponse } from "node:http";
 import { Socket } from "node:net";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { Code, GrpcError } from "../../src/grpc/errors.js";
+import { Code, GrpcError } from "norsk-manager-contract/grpc/errors.js";
 import { ProblemError } from "../../src/http/problem.js";
 import type { ProblemJson } from "../../schemas/common.js";
 import type { EncodedEvent } from "../../src/sse/decoder.js";
 import { formatError, formatEvent, frameText, heartbeat } from "../../src/sse/frames.js";
 import type { StreamFormat } from "../../src/sse/frames.js";
 import { LINGER_MS, StreamBody } from "../../src/sse/stream-body.js";
-import type { BytesStreamHandlers } from "../../src/grpc/client.js";
+import type { BytesStreamHandlers } from "norsk-manager-contract/grpc/client.js";
 
 /** The test's decoder: "" is an event this build does not know, "bad" does not decode. */
 function decode(bytes: Buffer): EncodedEvent | undefined {

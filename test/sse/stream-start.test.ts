@@ -4,11 +4,11 @@
 import { IncomingMessage, ServerResponse } from "node:http";
 import { Socket } from "node:net";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { Code, GrpcError } from "../../src/grpc/errors.js";
+import { Code, GrpcError } from "norsk-manager-contract/grpc/errors.js";
 import { ProblemError } from "../../src/http/problem.js";
 import type { ProblemJson } from "../../schemas/common.js";
 import { StreamBody } from "../../src/sse/stream-body.js";
-import type { BytesStreamHandlers, OpenBytesStream } from "../../src/grpc/client.js";
+import type { BytesStreamHandlers, OpenBytesStream } from "norsk-manager-contract/grpc/client.js";
 
 function bodyWith(open: OpenBytesStream, startTimeoutMs = 20): StreamBody {
   return new StreamBody({

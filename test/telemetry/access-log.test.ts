@@ -1,8 +1,8 @@
 // The access log as an operator reads it: real requests over real connections to the gateway
 // as main.ts starts it, and the JSON lines its logger wrote.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { IN_MEMORY, startManager } from "../../src/manager/index.js";
-import type { RunningManager } from "../../src/manager/index.js";
+import { IN_MEMORY, startManager } from "norsk-reference-manager";
+import type { RunningManager } from "norsk-reference-manager";
 import { openRaw } from "../helpers/raw-socket.js";
 import { eventually } from "../helpers/listening-gateway.js";
 import { startLoggedGateway } from "./log-capture.js";

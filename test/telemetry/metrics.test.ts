@@ -2,8 +2,8 @@
 // did, over HTTP and over gRPC, streams included, and label sets that stay bounded however many
 // job ids are asked for. The gateway is the one main.ts starts, in front of a reference Manager.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { IN_MEMORY, startManager } from "../../src/manager/index.js";
-import type { RunningManager } from "../../src/manager/index.js";
+import { IN_MEMORY, startManager } from "norsk-reference-manager";
+import type { RunningManager } from "norsk-reference-manager";
 import { startLoggedGateway } from "./log-capture.js";
 import type { LoggedGateway } from "./log-capture.js";
 import { parseExposition, seriesOf, valueOf } from "./prometheus-text.js";
