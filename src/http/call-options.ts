@@ -189,30 +189,6 @@ export interface CallingRouteOptions<C> {
   readonly maxRequestTimeoutMs?: number | undefined;
 }
 
-/**
- * The base of a plugin's handlers that call the Manager: the client, and each request's call
- * options under the plugin's deadlines.
- */
-export abstract class CallingHandlers<C> {
-  protected readonly client: C;
-  readonly #deadlines: Deadlines;
-
-  constructor(options: CallingRouteOptions<C>) {
-    this.client = options.client;
-    this.#deadlines = deadlinesOf(options);
-  }
-
-  /** callOptionsFor under this plugin's request timeout; throws the 400 for unusable headers. */
-  protected callOptions(request: FastifyRequest, reply: FastifyReply): CallOptions {
-    return callOptionsFor(request, reply, this.#deadlines.requestTimeoutMs);
-  }
-
-  /** streamCallOptionsFor under this plugin's deadlines, for a list; throws the 400 for unusable headers. */
-  protected listOptions(request: FastifyRequest, reply: FastifyReply): CallOptions {
-    return streamCallOptionsFor(request, reply, this.#deadlines);
-  }
-}
-
 /** A plugin's deadlines; without a maximum, a Grpc-Timeout cannot lengthen anything. */
 export function deadlinesOf(options: Pick<CallingRouteOptions<unknown>, "requestTimeoutMs" | "maxRequestTimeoutMs">): Deadlines {
   return { requestTimeoutMs: options.requestTimeoutMs, maxRequestTimeoutMs: options.maxRequestTimeoutMs ?? options.requestTimeoutMs };

@@ -22,7 +22,7 @@ export type ManagerClient = Client<typeof Manager>;
 
 /** The options of every route plugin that calls the Manager (jobs, instances, nodes, search). */
 export interface ManagerRouteOptions extends CallingRouteOptions<ManagerClient> {
-  /** Job writes (routes/jobs.ts): attempts of a PATCH whose test-and-set loses to a concurrent change. Default: 3. */
+  /** Job writes (routes/jobs.ts): attempts of a PATCH whose test-and-set loses to a concurrent change. Default: PATCH_ATTEMPTS (job-patch.ts). */
   readonly patchAttempts?: number | undefined;
   /** Job writes: writes of one job that may wait behind the running one (job-write-queue.ts); one more is a 429. Default: 100. */
   readonly maxWaitingWrites?: number | undefined;
@@ -105,8 +105,8 @@ export function checkIfMatch(ifMatch: IfMatch, current: bigint): void {
 export async function replaceJob(client: ManagerClient, job: Job, ifMatch: IfMatch, options: CallOptions): Promise<bigint> {
   const expected = expectedHash(ifMatch, job.currentHash);
   if (ifMatch.kind === "hash" && expected === 0n) throw await zeroTagFailure(client, job.jobId?.jobId ?? "", options);
-  const clientAsked = ifMatch.kind !== "none" || job.currentHash !== 0n;
-  return writeJob(client, job, expected, clientAsked, options);
+  const preconditionAsked = ifMatch.kind !== "none" || job.currentHash !== 0n;
+  return writeJob(client, job, { expectedHash: expected, preconditionAsked }, options);
 }
 
 /** The detail of a 412 for a conditional write of a job that does not exist. */
@@ -138,27 +138,34 @@ export function expectedHash(ifMatch: IfMatch, bodyHash: bigint): bigint {
   return bodyHash;
 }
 
+/** How writeJob tests and answers a write. */
+export interface WriteJobOptions {
+  /** The hash the Manager's test-and-set compares the stored job's with. Default: 0n, no test (an unconditional write). */
+  readonly expectedHash?: bigint;
+  /**
+   * Whether the client asked for the precondition (If-Match, or a non-zero currentHash in the
+   * body): a lost test-and-set is then the client's 412, not the Manager's 409. Default: false.
+   */
+  readonly preconditionAsked?: boolean;
+}
+
 /**
- * UpdateJob with `expected` as the test-and-set hash, set in `job` (which the caller owns). ABORTED means the stored hash differs:
- * PRECONDITION_FAILED (412) when the client asked for the precondition, else the Manager's
- * ABORTED (409: someone else's change won). A conditional write of a job that does not exist
- * also fails its precondition (RFC 9110 §13.1.1).
+ * UpdateJob of `job` (which the caller owns) with `expectedHash` as the test-and-set hash, set in
+ * `job`. ABORTED means the stored hash differs: PRECONDITION_FAILED (412) when the client asked
+ * for the precondition, else the Manager's ABORTED (409: someone else's change won). A
+ * conditional write of a job that does not exist also fails its precondition (RFC 9110 §13.1.1).
+ * The job's new hash.
  */
-export async function writeJob(
-  client: ManagerClient,
-  job: Job,
-  expected: bigint,
-  clientAsked: boolean,
-  options: CallOptions,
-): Promise<bigint> {
+export async function writeJob(client: ManagerClient, job: Job, write: WriteJobOptions, options: CallOptions): Promise<bigint> {
+  const { expectedHash = 0n, preconditionAsked = false } = write;
   try {
     // The caller's job, with the expected hash in place: a copy of a different shape would
     // cost protobuf-es's encoder more than the copy itself.
-    job.currentHash = expected;
+    job.currentHash = expectedHash;
     const reply = await client.updateJob(job, options);
     return reply.hash;
   } catch (error) {
-    if (error instanceof GrpcError && clientAsked) {
+    if (error instanceof GrpcError && preconditionAsked) {
       if (error.code === Code.ABORTED) throw preconditionFailed("the job has changed since the entity tag was read");
       if (error.code === Code.NOT_FOUND) throw preconditionFailed(JOB_ABSENT);
     }

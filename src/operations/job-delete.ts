@@ -70,7 +70,7 @@ async function fence(client: ManagerClient, jobId: string, hash: bigint, request
   checkIfMatch({ kind: "hash", hash }, current.job.currentHash);
   const fenced = clone(JobSchema, current.job);
   fenced.tags[DELETING_TAG] = `${requestId} ${randomUUID()}`;
-  await writeJob(client, fenced, hash, true, options);
+  await writeJob(client, fenced, { expectedHash: hash, preconditionAsked: true }, options);
 }
 
 /** PATCH's answer for a job that a conditional DELETE has fenced. */

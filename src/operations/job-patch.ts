@@ -1,5 +1,5 @@
 // PATCH /v1/jobs/{jobId}: a JSON Merge Patch (RFC 7396) applied to the job as read, written
-// with a test-and-set on the hash read, and made again (at most `attempts` times) when another
+// with a test-and-set on the hash read, and made again (at most PatchOptions.attempts times) when another
 // writer came between the read and the write. The route runs it in the job's write queue, so
 // those writers are never this gateway's own requests.
 import { JobSchema } from "norsk-manager-contract/gen/norsk/api/manager_pb.js";
@@ -18,8 +18,19 @@ const NOT_REMOVABLE = ["jobId", "startDateTime"] as const;
 
 const LOST_RACE = Symbol("lost race");
 
+/** How patchWithRetries writes. */
+export interface PatchOptions {
+  /** The client's If-Match. */
+  readonly ifMatch: IfMatch;
+  /** Read-merge-writes made before giving up on a job that keeps changing. Default: PATCH_ATTEMPTS. */
+  readonly attempts?: number | undefined;
+}
+
+/** PatchOptions.attempts's default: 3. */
+export const PATCH_ATTEMPTS = 3;
+
 /**
- * A PATCH: read-merge-write until a write wins, at most `attempts` times. Each loss is another
+ * A PATCH: read-merge-write until a write wins, at most PatchOptions.attempts times. Each loss is another
  * writer's change (another replica's: this gateway's own writes of the job are queued), so with
  * If-Match the first loss is a 412, and without it the patch is merged into the newer job.
  */
@@ -27,8 +38,7 @@ export async function patchWithRetries(
   client: ManagerClient,
   jobId: string,
   patch: Record<string, unknown>,
-  ifMatch: IfMatch,
-  attempts: number,
+  { ifMatch, attempts = PATCH_ATTEMPTS }: PatchOptions,
   options: CallOptions,
 ): Promise<Job> {
   for (let attempt = 1; ; attempt++) {
@@ -61,7 +71,7 @@ async function patchOnce(
   // Fields the patch does not name, unknown fields of a newer Manager included, stay as read.
   const next = mergePatchMessage(JobSchema, read, patch);
   try {
-    next.currentHash = await writeJob(client, next, read.currentHash, false, options);
+    next.currentHash = await writeJob(client, next, { expectedHash: read.currentHash }, options);
     return next;
   } catch (error) {
     if (!(error instanceof GrpcError)) throw error;

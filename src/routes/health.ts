@@ -13,15 +13,17 @@ import { codeName } from "../http/status.js";
 import { PROBLEM_CONTENT_TYPE, toProblem, unavailable } from "../http/problem.js";
 import type { ManagerConnection } from "norsk-manager-contract/grpc/manager-connection.js";
 import { declaredProblems, jsonResponse } from "../http/responses.js";
-import type { RouteHandler } from "../http/route-handler.js";
 
 export interface HealthRoutesOptions {
   readonly connection: ManagerConnection;
-  /** Deadline of the readiness check, in ms. Default: 2000. */
+  /** Deadline of the readiness check, in ms. Default: READINESS_TIMEOUT_MS. */
   readonly readinessTimeoutMs?: number;
   /** Told each answer of the check: whether the Manager is ready (the readiness gauge). */
   readonly onReadiness?: (ready: boolean) => void;
 }
+
+/** HealthRoutesOptions.readinessTimeoutMs's default: 2 s. */
+export const READINESS_TIMEOUT_MS = 2_000;
 
 /** Both probes answer with it: one component, ProbeStatus. */
 const Status = named(
@@ -51,48 +53,41 @@ const READINESS_SCHEMA = {
   },
 };
 
+/**
+ * The probes: each handler is a named function of the plugin. Readiness asks the Manager and
+ * logs each change of its answer (ReadinessLog).
+ */
 export const healthRoutes: FastifyPluginCallbackTypebox<HealthRoutesOptions> = (app, options, done) => {
-  const health = new HealthHandlers(options, app.log);
-  app.get("/healthz", { schema: LIVENESS_SCHEMA }, health.getLiveness);
-  app.get("/readyz", { schema: READINESS_SCHEMA }, health.getReadiness);
-  done();
-};
+  const { connection } = options;
+  const timeoutMs = options.readinessTimeoutMs ?? READINESS_TIMEOUT_MS;
+  const onReadiness = options.onReadiness ?? (() => undefined);
+  const readiness = new ReadinessLog(app.log);
 
-/** The handlers, one per operation and named after it. */
-class HealthHandlers {
-  readonly #connection: ManagerConnection;
-  readonly #timeoutMs: number;
-  readonly #readiness: ReadinessLog;
-  readonly #onReadiness: (ready: boolean) => void;
+  app.get("/healthz", { schema: LIVENESS_SCHEMA }, function getLiveness() {
+    return { status: "ok" };
+  });
 
-  constructor(options: HealthRoutesOptions, log: FastifyBaseLogger) {
-    this.#connection = options.connection;
-    this.#timeoutMs = options.readinessTimeoutMs ?? 2_000;
-    this.#readiness = new ReadinessLog(log);
-    this.#onReadiness = options.onReadiness ?? (() => undefined);
-  }
-
-  readonly getLiveness: RouteHandler<typeof LIVENESS_SCHEMA> = () => ({ status: "ok" });
-
-  readonly getReadiness: RouteHandler<typeof READINESS_SCHEMA> = async (request, reply) => {
-    const failure = await this.#check();
-    this.#readiness.record(failure);
-    this.#onReadiness(failure === undefined);
+  app.get("/readyz", { schema: READINESS_SCHEMA }, async function getReadiness(request, reply) {
+    const failure = await notReady(connection, timeoutMs);
+    readiness.record(failure);
+    onReadiness(failure === undefined);
     if (failure === undefined) return { status: "ready" };
     // Sent here rather than thrown: the error handler would log every failed probe at error.
     return reply.code(503).type(PROBLEM_CONTENT_TYPE).send(toProblem(unavailable("the Manager is not ready"), request));
-  };
+  });
 
-  /** Why the Manager is not ready, or undefined when it answers SERVING. */
-  async #check(): Promise<NotReady | undefined> {
-    try {
-      const reply = await this.#connection.health.check({ service: "" }, { timeoutMs: this.#timeoutMs });
-      if (reply.status === HealthCheckResponse_ServingStatus.SERVING) return undefined;
-      return { code: "OK", reason: `the Manager answers ${HealthCheckResponse_ServingStatus[reply.status]}` };
-    } catch (error) {
-      const { code, details } = GrpcError.from(error);
-      return { code: codeName(code), reason: details };
-    }
+  done();
+};
+
+/** Why the Manager is not ready, or undefined when it answers SERVING within `timeoutMs`. */
+async function notReady(connection: ManagerConnection, timeoutMs: number): Promise<NotReady | undefined> {
+  try {
+    const reply = await connection.health.check({ service: "" }, { timeoutMs });
+    if (reply.status === HealthCheckResponse_ServingStatus.SERVING) return undefined;
+    return { code: "OK", reason: `the Manager answers ${HealthCheckResponse_ServingStatus[reply.status]}` };
+  } catch (error) {
+    const { code, details } = GrpcError.from(error);
+    return { code: codeName(code), reason: details };
   }
 }
 

@@ -6,14 +6,15 @@
 // conflict: job-create.ts). PUT with If-None-Match: * is CreateJob (create only). The writes of
 // one job through this gateway run one at a time (src/operations/job-write-queue.ts).
 import type { FastifyPluginCallbackTypebox } from "@fastify/type-provider-typebox";
+import type { IncomingHttpHeaders } from "node:http";
 import type { FastifyReply } from "fastify";
 import type { Job } from "norsk-manager-contract/gen/norsk/api/manager_pb.js";
 import { jobFromJson, jobToJson } from "../json/index.js";
 import { JobJson, JobIdParams, JobInputJson, JobPatchJson } from "../../schemas/job.js";
 import { invalidArgument, preconditionFailed } from "../http/problem.js";
-import { CallingHandlers } from "../http/call-options.js";
+import { callOptionsFor } from "../http/call-options.js";
 import { replaceJob, requireJob } from "../operations/job-access.js";
-import type { ManagerClient, ManagerRouteOptions } from "../operations/job-access.js";
+import type { ManagerRouteOptions } from "../operations/job-access.js";
 import { DIFFERENT_JOB, JOB_EXISTS, createOnly, createOrRecognise } from "../operations/job-create.js";
 import { completeAsAsked } from "../operations/job-complete.js";
 import { DELETING_TAG, deleteAsAsked, refuseDeletingTag } from "../operations/job-delete.js";
@@ -22,7 +23,6 @@ import { JobWriteQueue } from "../operations/job-write-queue.js";
 import { etagOf, isCreateOnly, noneMatch, parseIfMatch, refuseIfNoneMatch } from "../http/preconditions.js";
 import type { IfMatch } from "../http/preconditions.js";
 import { emptyResponse, errorResponses, jsonResponse } from "../http/responses.js";
-import type { RouteHandler } from "../http/route-handler.js";
 import { statusOf } from "../http/status.js";
 import { acceptOnly } from "../http/content-type.js";
 import fastJson from "fast-json-stringify";
@@ -35,142 +35,234 @@ const TOO_MANY_WAITING = "too many changes of this job are waiting in this gatew
 const RESERVED = `The tag ${DELETING_TAG} is reserved to the gateway (${statusOf("INVALID_ARGUMENT")}).`;
 const NO_IF_NONE_MATCH = `If-None-Match is not taken (${statusOf("INVALID_ARGUMENT")}).`;
 
-const CREATE_JOB_SCHEMA = {
-  operationId: "createJob",
-  tags: ["jobs"],
-  summary: "Create a job",
-  description:
-    "CreateJob (the body as JobInput describes). The answer is the job as accepted with the hash the Manager returned, and its `Location` and `ETag`. " +
-    `Sending the same job again is a safe retry (200 with the stored job); a different job under the same id is a ${statusOf("ALREADY_EXISTS")}. ` +
-    RESERVED,
-  body: JobInputJson,
-  response: {
-    200: jsonResponse(JobJson, "OK: an identical job already exists (a safe retry); this is the stored job.", { ETag: ETagHeader, Location: LocationHeader }),
-    201: jsonResponse(JobJson, "Created: the job as accepted, with the hash the Manager returned.", { ETag: ETagHeader, Location: LocationHeader }),
-    ...errorResponses("INVALID_ARGUMENT", { ALREADY_EXISTS: DIFFERENT_JOB }, "CONTENT_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE"),
+// The options of each route (its schema, and which bodies it reads), named after its operation.
+
+const CREATE_JOB = {
+  schema: {
+    operationId: "createJob",
+    tags: ["jobs"],
+    summary: "Create a job",
+    description:
+      "CreateJob (the body as JobInput describes). The answer is the job as accepted with the hash the Manager returned, and its `Location` and `ETag`. " +
+      `Sending the same job again is a safe retry (200 with the stored job); a different job under the same id is a ${statusOf("ALREADY_EXISTS")}. ` +
+      RESERVED,
+    body: JobInputJson,
+    response: {
+      200: jsonResponse(JobJson, "OK: an identical job already exists (a safe retry); this is the stored job.", { ETag: ETagHeader, Location: LocationHeader }),
+      201: jsonResponse(JobJson, "Created: the job as accepted, with the hash the Manager returned.", { ETag: ETagHeader, Location: LocationHeader }),
+      ...errorResponses("INVALID_ARGUMENT", { ALREADY_EXISTS: DIFFERENT_JOB }, "CONTENT_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE"),
+    },
+  },
+  preValidation: acceptOnly("application/json"),
+};
+
+const JOB_BY_ID = {
+  schema: {
+    operationId: "jobById",
+    tags: ["jobs"],
+    summary: "Read a job",
+    description: "JobSearch for this one id. The `ETag` is the job's `currentHash`; with a matching `If-None-Match` the answer is 304 without a body.",
+    params: JobIdParams,
+    headers: IfNoneMatchHeaders,
+    response: {
+      200: jsonResponse(JobJson, "OK: the job.", { ETag: ETagHeader }),
+      304: emptyResponse("Not Modified: the job's ETag matches If-None-Match.", { ETag: ETagHeader }),
+      ...errorResponses("INVALID_ARGUMENT", { NOT_FOUND: NO_SUCH_JOB }),
+    },
   },
 };
 
-const JOB_BY_ID_SCHEMA = {
-  operationId: "jobById",
-  tags: ["jobs"],
-  summary: "Read a job",
-  description: "JobSearch for this one id. The `ETag` is the job's `currentHash`; with a matching `If-None-Match` the answer is 304 without a body.",
-  params: JobIdParams,
-  headers: IfNoneMatchHeaders,
-  response: {
-    200: jsonResponse(JobJson, "OK: the job.", { ETag: ETagHeader }),
-    304: emptyResponse("Not Modified: the job's ETag matches If-None-Match.", { ETag: ETagHeader }),
-    ...errorResponses("INVALID_ARGUMENT", { NOT_FOUND: NO_SUCH_JOB }),
+const UPDATE_JOB = {
+  schema: {
+    operationId: "updateJob",
+    tags: ["jobs"],
+    summary: "Replace a job",
+    description:
+      "UpdateJob: a full replacement; fields left out take their zero value. `If-Match`, or a non-zero `currentHash` in the body, " +
+      "makes it conditional (412 when stale, and nothing is written). `If-Match: \"0\"` is always a 412: the Manager takes hash 0 " +
+      "as \"no test\", so a job whose ETag is \"0\" is replaced without If-Match (a `currentHash` of \"0\" in the body means no " +
+      `precondition). A job that does not exist is a ${statusOf("NOT_FOUND")}, unless \`If-None-Match: *\` asks to create it: then ` +
+      "the PUT is CreateJob, 201 when the job did not exist and 412 when it does. GET then PUT of the same body changes nothing. " +
+      RESERVED,
+    params: JobIdParams,
+    headers: ReplaceHeaders,
+    body: JobInputJson,
+    response: {
+      200: jsonResponse(JobJson, "OK: the job as replaced, with its new hash.", { ETag: ETagHeader }),
+      201: jsonResponse(JobJson, "Created (If-None-Match: *): the job as created, with the hash the Manager returned.", { ETag: ETagHeader, Location: LocationHeader }),
+      ...errorResponses(
+        "INVALID_ARGUMENT",
+        { NOT_FOUND: NO_SUCH_JOB, ABORTED: "the job changed concurrently (ABORTED) and no precondition was asked for" },
+        { PRECONDITION_FAILED: `If-Match (or a non-zero currentHash) does not match the job's ETag, or is "0"; or, with If-None-Match: *, ${JOB_EXISTS}; nothing was written` },
+        "CONTENT_TOO_LARGE",
+        "UNSUPPORTED_MEDIA_TYPE",
+        { RESOURCE_EXHAUSTED: TOO_MANY_WAITING },
+      ),
+    },
+  },
+  preValidation: acceptOnly("application/json"),
+};
+
+const PATCH_JOB = {
+  schema: {
+    operationId: "patchJob",
+    tags: ["jobs"],
+    summary: "Change some fields of a job (JSON Merge Patch)",
+    description:
+      "JSON Merge Patch (RFC 7396): what the patch names changes, `null` removes it, all else is kept, fields this gateway " +
+      "does not know included. Written by a test-and-set on the hash read, retried up to 3 times if another writer comes " +
+      "between (with `If-Match`, a changed job is a 412 instead); PATCHes of one job through one gateway run one at a time. " +
+      `A job that a conditional DELETE is deleting (tagged ${DELETING_TAG}) is not patched: ${statusOf("ABORTED")}. ` +
+      NO_IF_NONE_MATCH,
+    consumes: ["application/merge-patch+json", "application/json"],
+    params: JobIdParams,
+    headers: IfMatchHeaders,
+    body: JobPatchJson,
+    response: {
+      200: jsonResponse(JobJson, "OK: the job as patched, with its new hash.", { ETag: ETagHeader }),
+      ...errorResponses(
+        "INVALID_ARGUMENT",
+        { NOT_FOUND: NO_SUCH_JOB, ABORTED: "the job kept changing (the gateway gave up after 3 attempts), or a conditional DELETE is deleting it" },
+        "PRECONDITION_FAILED",
+        "CONTENT_TOO_LARGE",
+        "UNSUPPORTED_MEDIA_TYPE",
+        { RESOURCE_EXHAUSTED: TOO_MANY_WAITING },
+      ),
+    },
+  },
+  preValidation: acceptOnly("application/merge-patch+json", "application/json"),
+};
+
+const DELETE_JOB = {
+  schema: {
+    operationId: "deleteJob",
+    tags: ["jobs"],
+    summary: "Delete a job",
+    description:
+      "DeleteJob. With `If-Match: *`, only if the job exists; with an entity tag, only if the job's ETag is that one (else 412, " +
+      "also when there is no job), losing no change made with that ETag: DeleteJob takes no hash, so the gateway first tags " +
+      `the job ${DELETING_TAG} by a test-and-set on the ETag, which fails every other write conditional on it (412), then ` +
+      "deletes. If the delete then fails, the job keeps the tag, with a new ETag: read it and delete again. Not covered: a " +
+      "write without If-Match through another gateway replica between the two steps is deleted with the job. " +
+      NO_IF_NONE_MATCH,
+    params: JobIdParams,
+    headers: IfMatchHeaders,
+    response: {
+      204: emptyResponse("No Content: the job is deleted."),
+      ...errorResponses("INVALID_ARGUMENT", { NOT_FOUND: NO_SUCH_JOB }, "PRECONDITION_FAILED", { RESOURCE_EXHAUSTED: TOO_MANY_WAITING }),
+    },
   },
 };
 
-const UPDATE_JOB_SCHEMA = {
-  operationId: "updateJob",
-  tags: ["jobs"],
-  summary: "Replace a job",
-  description:
-    "UpdateJob: a full replacement; fields left out take their zero value. `If-Match`, or a non-zero `currentHash` in the body, " +
-    "makes it conditional (412 when stale, and nothing is written). `If-Match: \"0\"` is always a 412: the Manager takes hash 0 " +
-    "as \"no test\", so a job whose ETag is \"0\" is replaced without If-Match (a `currentHash` of \"0\" in the body means no " +
-    `precondition). A job that does not exist is a ${statusOf("NOT_FOUND")}, unless \`If-None-Match: *\` asks to create it: then ` +
-    "the PUT is CreateJob, 201 when the job did not exist and 412 when it does. GET then PUT of the same body changes nothing. " +
-    RESERVED,
-  params: JobIdParams,
-  headers: ReplaceHeaders,
-  body: JobInputJson,
-  response: {
-    200: jsonResponse(JobJson, "OK: the job as replaced, with its new hash.", { ETag: ETagHeader }),
-    201: jsonResponse(JobJson, "Created (If-None-Match: *): the job as created, with the hash the Manager returned.", { ETag: ETagHeader, Location: LocationHeader }),
-    ...errorResponses(
-      "INVALID_ARGUMENT",
-      { NOT_FOUND: NO_SUCH_JOB, ABORTED: "the job changed concurrently (ABORTED) and no precondition was asked for" },
-      { PRECONDITION_FAILED: `If-Match (or a non-zero currentHash) does not match the job's ETag, or is "0"; or, with If-None-Match: *, ${JOB_EXISTS}; nothing was written` },
-      "CONTENT_TOO_LARGE",
-      "UNSUPPORTED_MEDIA_TYPE",
-      { RESOURCE_EXHAUSTED: TOO_MANY_WAITING },
-    ),
+const COMPLETE_JOB = {
+  schema: {
+    operationId: "completeJob",
+    tags: ["jobs"],
+    summary: "Complete (stop) a job",
+    description:
+      "CompleteJob: stops every running instance; the job's state becomes `post`, which is final. Completing a completed job changes nothing. " +
+      "With `If-Match: *`, only if the job exists; with an entity tag, only if the job's ETag is that one (else 412, also when there is " +
+      "no job): CompleteJob takes no hash, so the gateway reads the job first. Not covered: a write through another gateway replica " +
+      "between the read and the completion (it is kept, and the job is completed as that write left it). " +
+      NO_IF_NONE_MATCH,
+    params: JobIdParams,
+    headers: IfMatchHeaders,
+    response: {
+      204: emptyResponse("No Content: the job is complete."),
+      ...errorResponses("INVALID_ARGUMENT", { NOT_FOUND: NO_SUCH_JOB }, "PRECONDITION_FAILED", { RESOURCE_EXHAUSTED: TOO_MANY_WAITING }),
+    },
   },
 };
 
-const PATCH_JOB_SCHEMA = {
-  operationId: "patchJob",
-  tags: ["jobs"],
-  summary: "Change some fields of a job (JSON Merge Patch)",
-  description:
-    "JSON Merge Patch (RFC 7396): what the patch names changes, `null` removes it, all else is kept, fields this gateway " +
-    "does not know included. Written by a test-and-set on the hash read, retried up to 3 times if another writer comes " +
-    "between (with `If-Match`, a changed job is a 412 instead); PATCHes of one job through one gateway run one at a time. " +
-    `A job that a conditional DELETE is deleting (tagged ${DELETING_TAG}) is not patched: ${statusOf("ABORTED")}. ` +
-    NO_IF_NONE_MATCH,
-  consumes: ["application/merge-patch+json", "application/json"],
-  params: JobIdParams,
-  headers: IfMatchHeaders,
-  body: JobPatchJson,
-  response: {
-    200: jsonResponse(JobJson, "OK: the job as patched, with its new hash.", { ETag: ETagHeader }),
-    ...errorResponses(
-      "INVALID_ARGUMENT",
-      { NOT_FOUND: NO_SUCH_JOB, ABORTED: "the job kept changing (the gateway gave up after 3 attempts), or a conditional DELETE is deleting it" },
-      "PRECONDITION_FAILED",
-      "CONTENT_TOO_LARGE",
-      "UNSUPPORTED_MEDIA_TYPE",
-      { RESOURCE_EXHAUSTED: TOO_MANY_WAITING },
-    ),
-  },
-};
-
-const DELETE_JOB_SCHEMA = {
-  operationId: "deleteJob",
-  tags: ["jobs"],
-  summary: "Delete a job",
-  description:
-    "DeleteJob. With `If-Match: *`, only if the job exists; with an entity tag, only if the job's ETag is that one (else 412, " +
-    "also when there is no job), losing no change made with that ETag: DeleteJob takes no hash, so the gateway first tags " +
-    `the job ${DELETING_TAG} by a test-and-set on the ETag, which fails every other write conditional on it (412), then ` +
-    "deletes. If the delete then fails, the job keeps the tag, with a new ETag: read it and delete again. Not covered: a " +
-    "write without If-Match through another gateway replica between the two steps is deleted with the job. " +
-    NO_IF_NONE_MATCH,
-  params: JobIdParams,
-  headers: IfMatchHeaders,
-  response: {
-    204: emptyResponse("No Content: the job is deleted."),
-    ...errorResponses("INVALID_ARGUMENT", { NOT_FOUND: NO_SUCH_JOB }, "PRECONDITION_FAILED", { RESOURCE_EXHAUSTED: TOO_MANY_WAITING }),
-  },
-};
-
-const COMPLETE_JOB_SCHEMA = {
-  operationId: "completeJob",
-  tags: ["jobs"],
-  summary: "Complete (stop) a job",
-  description:
-    "CompleteJob: stops every running instance; the job's state becomes `post`, which is final. Completing a completed job changes nothing. " +
-    "With `If-Match: *`, only if the job exists; with an entity tag, only if the job's ETag is that one (else 412, also when there is " +
-    "no job): CompleteJob takes no hash, so the gateway reads the job first. Not covered: a write through another gateway replica " +
-    "between the read and the completion (it is kept, and the job is completed as that write left it). " +
-    NO_IF_NONE_MATCH,
-  params: JobIdParams,
-  headers: IfMatchHeaders,
-  response: {
-    204: emptyResponse("No Content: the job is complete."),
-    ...errorResponses("INVALID_ARGUMENT", { NOT_FOUND: NO_SUCH_JOB }, "PRECONDITION_FAILED", { RESOURCE_EXHAUSTED: TOO_MANY_WAITING }),
-  },
-};
-
+/**
+ * The routes of the job resource. Each handler is a named function of the plugin, sharing its
+ * client, its deadline and the job write queue.
+ */
 export const jobsRoutes: FastifyPluginCallbackTypebox<ManagerRouteOptions> = (app, options, done) => {
-  const jobs = new JobHandlers(options);
-  app.post("/v1/jobs", { preValidation: acceptOnly("application/json"), schema: CREATE_JOB_SCHEMA }, jobs.createJob);
-  app.get("/v1/jobs/:jobId", { schema: JOB_BY_ID_SCHEMA }, jobs.jobById);
-  app.put("/v1/jobs/:jobId", { preValidation: acceptOnly("application/json"), schema: UPDATE_JOB_SCHEMA }, jobs.updateJob);
-  app.patch(
-    "/v1/jobs/:jobId",
-    { preValidation: acceptOnly("application/merge-patch+json", "application/json"), schema: PATCH_JOB_SCHEMA },
-    jobs.patchJob,
-  );
-  app.delete("/v1/jobs/:jobId", { schema: DELETE_JOB_SCHEMA }, jobs.deleteJob);
-  app.post("/v1/jobs/:jobId/complete", { schema: COMPLETE_JOB_SCHEMA }, jobs.completeJob);
+  const { client, requestTimeoutMs, jobReads } = options;
+  const writes = new JobWriteQueue({ maxWaiting: options.maxWaitingWrites });
+  const jobText = new JsonTextCache<Job>(fastJson(JobJson, serializerOptions), jobToJson);
+
+  app.post("/v1/jobs", CREATE_JOB, async function createJob(request, reply) {
+    const job = jobFromJson(request.body);
+    refuseDeletingTag(job.tags);
+    const { job: stored, status } = await createOrRecognise(client, job, callOptionsFor(request, reply, requestTimeoutMs));
+    void reply.header("location", `/v1/jobs/${encodeURIComponent(stored.jobId?.jobId ?? "")}`);
+    return sendJob(reply, stored, status);
+  });
+
+  app.get("/v1/jobs/:jobId", JOB_BY_ID, async function jobById(request, reply) {
+    const { job } = await requireJob(client, request.params.jobId, callOptionsFor(request, reply, requestTimeoutMs), jobReads);
+    if (noneMatch(request.headers["if-none-match"], job.currentHash)) return reply.code(304).header("etag", etagOf(job.currentHash)).send(null);
+    // A read shared by many requests is written once for all of them.
+    const untyped: FastifyReply = reply;
+    return untyped.code(200).header("etag", etagOf(job.currentHash)).type(JSON_UTF8).send(jobText.of(job));
+  });
+
+  app.put("/v1/jobs/:jobId", UPDATE_JOB, async function updateJob(request, reply) {
+    const job = jobFromJson(request.body);
+    const { jobId } = request.params;
+    refuseOtherId(job, jobId);
+    refuseDeletingTag(job.tags);
+    const ifMatch = parseIfMatch(request.headers["if-match"]);
+    const call = callOptionsFor(request, reply, requestTimeoutMs);
+    if (isCreateOnly(request.headers["if-none-match"])) {
+      refuseWithCreateOnly(ifMatch, job.currentHash);
+      const created = await writes.run(jobId, call, () => createOnly(client, job, call));
+      void reply.header("location", `/v1/jobs/${encodeURIComponent(jobId)}`);
+      return sendJob(reply, created, 201);
+    }
+    refuseWeak(ifMatch);
+    job.currentHash = await writes.run(jobId, call, () => replaceJob(client, job, ifMatch, call));
+    return sendJob(reply, job);
+  });
+
+  app.patch("/v1/jobs/:jobId", PATCH_JOB, async function patchJob(request, reply) {
+    const patch = request.body as Record<string, unknown>;
+    const { jobId } = request.params;
+    checkPatchable(patch, jobId);
+    const ifMatch = ifMatchOnly(request.headers);
+    const call = callOptionsFor(request, reply, requestTimeoutMs);
+    const patched = await writes.run(jobId, call, () => patchWithRetries(client, jobId, patch, { ifMatch, attempts: options.patchAttempts }, call));
+    return sendJob(reply, patched);
+  });
+
+  app.delete("/v1/jobs/:jobId", DELETE_JOB, async function deleteJob(request, reply) {
+    const ifMatch = ifMatchOnly(request.headers);
+    const call = callOptionsFor(request, reply, requestTimeoutMs);
+    const { jobId } = request.params;
+    await writes.run(jobId, call, () => deleteAsAsked(client, jobId, ifMatch, request.id, call));
+    return reply.code(204).send(null);
+  });
+
+  app.post("/v1/jobs/:jobId/complete", COMPLETE_JOB, async function completeJob(request, reply) {
+    const ifMatch = ifMatchOnly(request.headers);
+    const call = callOptionsFor(request, reply, requestTimeoutMs);
+    const { jobId } = request.params;
+    await writes.run(jobId, call, () => completeAsAsked(client, jobId, ifMatch, call));
+    return reply.code(204).send(null);
+  });
+
   done();
 };
+
+/**
+ * The If-Match of a PATCH, DELETE or complete, which take no If-None-Match (400); a weak entity
+ * tag is a 412 before anything is read.
+ */
+function ifMatchOnly(headers: IncomingHttpHeaders): IfMatch {
+  refuseIfNoneMatch(headers["if-none-match"]);
+  const ifMatch = parseIfMatch(headers["if-match"]);
+  refuseWeak(ifMatch);
+  return ifMatch;
+}
+
+/** 400 for a PUT whose body names another job than its path. */
+function refuseOtherId(job: Job, jobId: string): void {
+  if (job.jobId?.jobId !== jobId) {
+    throw invalidArgument("jobId in the body differs from the path", { errors: [{ pointer: "/jobId", message: "must equal the jobId of the path" }] });
+  }
+}
 
 /** A weak entity tag never matches If-Match: the precondition fails before anything is read. */
 function refuseWeak(ifMatch: IfMatch): void {
@@ -202,91 +294,4 @@ function refuseWithCreateOnly(ifMatch: IfMatch, bodyHash: bigint): void {
 
 function sendJob(reply: FastifyReply, job: Job, status = 200): FastifyReply {
   return reply.code(status).header("etag", etagOf(job.currentHash)).send(jobToJson(job));
-}
-
-/** The handlers, one per operation and named after it, sharing the plugin's client and write queue. */
-class JobHandlers extends CallingHandlers<ManagerClient> {
-  readonly #patchAttempts: number;
-  readonly #writes: JobWriteQueue;
-  readonly #reads: ManagerRouteOptions["jobReads"];
-  readonly #jobText = new JsonTextCache<Job>(fastJson(JobJson, serializerOptions), jobToJson);
-
-  constructor(options: ManagerRouteOptions) {
-    super(options);
-    this.#reads = options.jobReads;
-    this.#patchAttempts = options.patchAttempts ?? 3;
-    this.#writes = new JobWriteQueue({ maxWaiting: options.maxWaitingWrites });
-  }
-
-  readonly createJob: RouteHandler<typeof CREATE_JOB_SCHEMA> = async (request, reply) => {
-    const job = jobFromJson(request.body);
-    refuseDeletingTag(job.tags);
-    const { job: stored, status } = await createOrRecognise(this.client, job, this.callOptions(request, reply));
-    void reply.header("location", `/v1/jobs/${encodeURIComponent(stored.jobId?.jobId ?? "")}`);
-    return sendJob(reply, stored, status);
-  };
-
-  readonly jobById: RouteHandler<typeof JOB_BY_ID_SCHEMA> = async (request, reply) => {
-    const { job } = await requireJob(this.client, request.params.jobId, this.callOptions(request, reply), this.#reads);
-    if (noneMatch(request.headers["if-none-match"], job.currentHash)) {
-      return reply.code(304).header("etag", etagOf(job.currentHash)).send(null);
-    }
-    // A read shared by many requests is written once for all of them.
-    const untyped: FastifyReply = reply;
-    return untyped.code(200).header("etag", etagOf(job.currentHash)).type(JSON_UTF8).send(this.#jobText.of(job));
-  };
-
-  readonly updateJob: RouteHandler<typeof UPDATE_JOB_SCHEMA> = async (request, reply) => {
-    const job = jobFromJson(request.body);
-    const { jobId } = request.params;
-    if (job.jobId?.jobId !== jobId) {
-      throw invalidArgument("jobId in the body differs from the path", { errors: [{ pointer: "/jobId", message: "must equal the jobId of the path" }] });
-    }
-    refuseDeletingTag(job.tags);
-    const ifMatch = parseIfMatch(request.headers["if-match"]);
-    const options = this.callOptions(request, reply);
-    if (isCreateOnly(request.headers["if-none-match"])) {
-      refuseWithCreateOnly(ifMatch, job.currentHash);
-      const created = await this.#writes.run(jobId, options, () => createOnly(this.client, job, options));
-      void reply.header("location", `/v1/jobs/${encodeURIComponent(jobId)}`);
-      return sendJob(reply, created, 201);
-    }
-    refuseWeak(ifMatch);
-    job.currentHash = await this.#writes.run(jobId, options, () => replaceJob(this.client, job, ifMatch, options));
-    return sendJob(reply, job);
-  };
-
-  readonly patchJob: RouteHandler<typeof PATCH_JOB_SCHEMA> = async (request, reply) => {
-    const patch = request.body as Record<string, unknown>;
-    const { jobId } = request.params;
-    checkPatchable(patch, jobId);
-    refuseIfNoneMatch(request.headers["if-none-match"]);
-    const ifMatch = parseIfMatch(request.headers["if-match"]);
-    refuseWeak(ifMatch);
-    const options = this.callOptions(request, reply);
-    const patched = await this.#writes.run(jobId, options, () =>
-      patchWithRetries(this.client, jobId, patch, ifMatch, this.#patchAttempts, options),
-    );
-    return sendJob(reply, patched);
-  };
-
-  readonly deleteJob: RouteHandler<typeof DELETE_JOB_SCHEMA> = async (request, reply) => {
-    refuseIfNoneMatch(request.headers["if-none-match"]);
-    const ifMatch = parseIfMatch(request.headers["if-match"]);
-    refuseWeak(ifMatch);
-    const options = this.callOptions(request, reply);
-    const { jobId } = request.params;
-    await this.#writes.run(jobId, options, () => deleteAsAsked(this.client, jobId, ifMatch, request.id, options));
-    return reply.code(204).send(null);
-  };
-
-  readonly completeJob: RouteHandler<typeof COMPLETE_JOB_SCHEMA> = async (request, reply) => {
-    refuseIfNoneMatch(request.headers["if-none-match"]);
-    const ifMatch = parseIfMatch(request.headers["if-match"]);
-    refuseWeak(ifMatch);
-    const options = this.callOptions(request, reply);
-    const { jobId } = request.params;
-    await this.#writes.run(jobId, options, () => completeAsAsked(this.client, jobId, ifMatch, options));
-    return reply.code(204).send(null);
-  };
 }

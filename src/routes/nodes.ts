@@ -23,101 +23,106 @@ import {
   PhysicalNodeUpdateInputJson,
 } from "../../schemas/nodes.js";
 import { invalidArgument, notFoundAs } from "../http/problem.js";
-import { CallingHandlers } from "../http/call-options.js";
-import type { ManagerClient, ManagerRouteOptions } from "../operations/job-access.js";
+import { callOptionsFor } from "../http/call-options.js";
+import type { ManagerRouteOptions } from "../operations/job-access.js";
 import { errorResponses } from "../http/responses.js";
-import type { RouteHandler } from "../http/route-handler.js";
 import { statusOf } from "../http/status.js";
 import { acceptOnly } from "../http/content-type.js";
 
 const ACCEPTED = "Accepted: the Manager starts the node; GET /v1/events reports nodeStarting, then nodeStarted.";
 const IN_USE = `A node id in use is a ${statusOf("ALREADY_EXISTS")}.`;
 
-const CREATE_AWS_NODE_SCHEMA = {
-  operationId: "createAwsNode",
-  tags: ["nodes"],
-  summary: "Create an AWS node",
-  description: `CreateAwsNode. ${ACCEPTED} The answer is the request as the Manager accepted it. ${IN_USE}`,
-  body: AwsNodeInputJson,
-  response: { 202: AwsNodeJson, ...errorResponses("INVALID_ARGUMENT", "ALREADY_EXISTS", "UNSUPPORTED_MEDIA_TYPE") },
+// The options of each route (its schema, and which bodies it reads), named after its operation.
+
+const CREATE_AWS_NODE = {
+  schema: {
+    operationId: "createAwsNode",
+    tags: ["nodes"],
+    summary: "Create an AWS node",
+    description: `CreateAwsNode. ${ACCEPTED} The answer is the request as the Manager accepted it. ${IN_USE}`,
+    body: AwsNodeInputJson,
+    response: { 202: AwsNodeJson, ...errorResponses("INVALID_ARGUMENT", "ALREADY_EXISTS", "UNSUPPORTED_MEDIA_TYPE") },
+  },
+  preValidation: acceptOnly("application/json"),
 };
 
-const CREATE_OCI_NODE_SCHEMA = {
-  operationId: "createOciNode",
-  tags: ["nodes"],
-  summary: "Create an OCI node",
-  description: `CreateOciNode. ${ACCEPTED} The answer is the request as the Manager accepted it. ${IN_USE}`,
-  body: OciNodeInputJson,
-  response: { 202: OciNodeJson, ...errorResponses("INVALID_ARGUMENT", "ALREADY_EXISTS", "UNSUPPORTED_MEDIA_TYPE") },
+const CREATE_OCI_NODE = {
+  schema: {
+    operationId: "createOciNode",
+    tags: ["nodes"],
+    summary: "Create an OCI node",
+    description: `CreateOciNode. ${ACCEPTED} The answer is the request as the Manager accepted it. ${IN_USE}`,
+    body: OciNodeInputJson,
+    response: { 202: OciNodeJson, ...errorResponses("INVALID_ARGUMENT", "ALREADY_EXISTS", "UNSUPPORTED_MEDIA_TYPE") },
+  },
+  preValidation: acceptOnly("application/json"),
 };
 
-const TERMINATE_NODE_SCHEMA = {
-  operationId: "terminateNode",
-  tags: ["nodes"],
-  summary: "Terminate a node",
-  description:
-    "TerminateNode, for a cloud or a physical node. Accepted: the Manager stops the job instances on the node and " +
-    "the node; GET /v1/events reports nodeStopping, a jobUpdated for each job that ran there, then nodeStopped.",
-  params: NodeIdParams,
-  response: { 202: Type.Null({ description: "Accepted; no body." }), ...errorResponses("INVALID_ARGUMENT", "NOT_FOUND") },
+const TERMINATE_NODE = {
+  schema: {
+    operationId: "terminateNode",
+    tags: ["nodes"],
+    summary: "Terminate a node",
+    description:
+      "TerminateNode, for a cloud or a physical node. Accepted: the Manager stops the job instances on the node and " +
+      "the node; GET /v1/events reports nodeStopping, a jobUpdated for each job that ran there, then nodeStopped.",
+    params: NodeIdParams,
+    response: { 202: Type.Null({ description: "Accepted; no body." }), ...errorResponses("INVALID_ARGUMENT", "NOT_FOUND") },
+  },
 };
 
-const UPDATE_PHYSICAL_NODE_SCHEMA = {
-  operationId: "updatePhysicalNode",
-  tags: ["nodes"],
-  summary: "Register or update a physical node",
-  description:
-    "UpdatePhysicalNode: registers the physical node, or updates the daemon version of one already registered; " +
-    `GET /v1/events reports physicalNodeConnected. An id that belongs to a cloud node is a ${statusOf("FAILED_PRECONDITION")} (FAILED_PRECONDITION).`,
-  params: PhysicalNodeParams,
-  body: PhysicalNodeUpdateInputJson,
-  response: { 200: PhysicalNodeUpdateJson, ...errorResponses("INVALID_ARGUMENT", "FAILED_PRECONDITION", "UNSUPPORTED_MEDIA_TYPE") },
+const UPDATE_PHYSICAL_NODE = {
+  schema: {
+    operationId: "updatePhysicalNode",
+    tags: ["nodes"],
+    summary: "Register or update a physical node",
+    description:
+      "UpdatePhysicalNode: registers the physical node, or updates the daemon version of one already registered; " +
+      `GET /v1/events reports physicalNodeConnected. An id that belongs to a cloud node is a ${statusOf("FAILED_PRECONDITION")} (FAILED_PRECONDITION).`,
+    params: PhysicalNodeParams,
+    body: PhysicalNodeUpdateInputJson,
+    response: { 200: PhysicalNodeUpdateJson, ...errorResponses("INVALID_ARGUMENT", "FAILED_PRECONDITION", "UNSUPPORTED_MEDIA_TYPE") },
+  },
+  preValidation: acceptOnly("application/json"),
 };
 
+/** The node routes: each handler is a named function of the plugin, calling the Manager with its client. */
 export const nodeRoutes: FastifyPluginCallbackTypebox<ManagerRouteOptions> = (app, options, done) => {
-  const nodes = new NodeHandlers(options);
-  const json = acceptOnly("application/json");
-  app.post("/v1/nodes/aws", { preValidation: json, schema: CREATE_AWS_NODE_SCHEMA }, nodes.createAwsNode);
-  app.post("/v1/nodes/oci", { preValidation: json, schema: CREATE_OCI_NODE_SCHEMA }, nodes.createOciNode);
-  app.delete("/v1/nodes/:nodeId", { schema: TERMINATE_NODE_SCHEMA }, nodes.terminateNode);
-  app.put("/v1/physical-nodes/:id", { preValidation: json, schema: UPDATE_PHYSICAL_NODE_SCHEMA }, nodes.updatePhysicalNode);
-  done();
-};
+  const { client, requestTimeoutMs } = options;
 
-/** The handlers, one per operation and named after it. */
-class NodeHandlers extends CallingHandlers<ManagerClient> {
-
-  readonly createAwsNode: RouteHandler<typeof CREATE_AWS_NODE_SCHEMA> = async (request, reply) => {
+  app.post("/v1/nodes/aws", CREATE_AWS_NODE, async function createAwsNode(request, reply) {
     const node = messageFromJson(CreateAwsNodeRequestSchema, request.body);
-    await this.client.createAwsNode(node, this.callOptions(request, reply));
+    await client.createAwsNode(node, callOptionsFor(request, reply, requestTimeoutMs));
     return reply.code(202).send(messageToJson(CreateAwsNodeRequestSchema, node) as unknown as AwsNodeJson);
-  };
+  });
 
-  readonly createOciNode: RouteHandler<typeof CREATE_OCI_NODE_SCHEMA> = async (request, reply) => {
+  app.post("/v1/nodes/oci", CREATE_OCI_NODE, async function createOciNode(request, reply) {
     const node = messageFromJson(CreateOciNodeRequestSchema, request.body);
-    await this.client.createOciNode(node, this.callOptions(request, reply));
+    await client.createOciNode(node, callOptionsFor(request, reply, requestTimeoutMs));
     return reply.code(202).send(messageToJson(CreateOciNodeRequestSchema, node) as unknown as OciNodeJson);
-  };
+  });
 
-  readonly terminateNode: RouteHandler<typeof TERMINATE_NODE_SCHEMA> = async (request, reply) => {
+  app.delete("/v1/nodes/:nodeId", TERMINATE_NODE, async function terminateNode(request, reply) {
     const { nodeId } = request.params;
-    await this.client
-      .terminateNode({ nodeId }, this.callOptions(request, reply))
+    await client
+      .terminateNode({ nodeId }, callOptionsFor(request, reply, requestTimeoutMs))
       .catch(notFoundAs(`node ${JSON.stringify(nodeId)} does not exist`));
     // No payload at all (a 202, unlike a 204, would otherwise carry "null"); the typed reply
     // insists on one, so it is widened.
     const untyped: FastifyReply = reply;
     return untyped.code(202).send();
-  };
+  });
 
-  readonly updatePhysicalNode: RouteHandler<typeof UPDATE_PHYSICAL_NODE_SCHEMA> = async (request, reply) => {
+  app.put("/v1/physical-nodes/:id", UPDATE_PHYSICAL_NODE, async function updatePhysicalNode(request, reply) {
     const update = messageFromJson(UpdatePhysicalNodeRequestSchema, request.body);
     const { id } = request.params;
     if (update.id !== "" && update.id !== id) {
       throw invalidArgument("id in the body differs from the path", { errors: [{ pointer: "/id", message: "must equal the id of the path" }] });
     }
     update.id = id;
-    await this.client.updatePhysicalNode(update, this.callOptions(request, reply));
+    await client.updatePhysicalNode(update, callOptionsFor(request, reply, requestTimeoutMs));
     return reply.code(200).send(messageToJson(UpdatePhysicalNodeRequestSchema, update) as unknown as PhysicalNodeUpdateJson);
-  };
-}
+  });
+
+  done();
+};
