@@ -40,8 +40,8 @@ import { accessLogHook } from "./telemetry/access-log.js";
 import { httpMetricsHook, noteRequestBody } from "./telemetry/http-metrics.js";
 import { watchChannels } from "./telemetry/grpc-metrics.js";
 import type { GatewayMetrics } from "./telemetry/metrics.js";
-import { ReadCoalescer } from "./operations/coalesced-reads.js";
-import { StreamSharing } from "./operations/shared-streams.js";
+import { SharedCalls } from "./operations/shared-calls/calls.js";
+import { SharedStreams } from "./operations/shared-calls/streams.js";
 import type { CurrentJob } from "norsk-manager-contract/gen/norsk/api/manager_pb.js";
 import type { StartedSearch } from "./operations/search-body.js";
 import { addMetricsRoute } from "./telemetry/metrics-route.js";
@@ -108,7 +108,7 @@ export interface AppOptions {
   /** Whether the app itself serves GET /metrics (false when a listener of its own does). Default: true. */
   readonly metricsRoute?: boolean;
   /**
-   * Identical reads in flight share one Manager call (src/operations/coalesced-reads.ts): reads
+   * Identical reads in flight share one Manager call (src/operations/shared-calls/): reads
    * of a job, of its instances, and searches. Default: false, each read its own call (the
    * command's --coalesce-reads is on by default).
    */
@@ -275,16 +275,16 @@ async function addRoutes(app: GatewayApp, options: AppOptions): Promise<void> {
   await registerOpenApi(app);
   const { metrics } = options;
   await app.register(healthRoutes, { connection: options.connection, onReadiness: (ready) => metrics?.managerReady.set(ready ? 1 : 0) });
-  const jobReads = options.coalesceReads === true ? new ReadCoalescer<CurrentJob | undefined>({ onShared: (reads) => metrics?.coalescedReads.inc({ read: "job" }, reads) }) : undefined;
+  const jobReads = options.coalesceReads === true ? new SharedCalls<CurrentJob | undefined>({ onShared: (reads) => metrics?.coalescedReads.inc({ read: "job" }, reads) }) : undefined;
   const jobOptions = { client: options.connection.manager, ...deadlines, jobReads };
   // Searches may be cancelled (limit, a client leaving): they run on the streams' connection.
-  const searches = options.coalesceReads === true ? new ReadCoalescer<StartedSearch>({ onShared: (reads) => metrics?.coalescedReads.inc({ read: "search" }, reads) }) : undefined;
+  const searches = options.coalesceReads === true ? new SharedCalls<StartedSearch>({ onShared: (reads) => metrics?.coalescedReads.inc({ read: "search" }, reads) }) : undefined;
   await app.register(jobSearchRoutes, { client: options.connection.streams, ...deadlines, searches });
   await app.register(jobsRoutes, { ...jobOptions, patchAttempts: options.patchAttempts, maxWaitingWrites: options.maxWaitingWrites });
   await app.register(jobInstanceRoutes, jobOptions);
   await app.register(nodeRoutes, jobOptions);
   const observe = metrics === undefined ? undefined : (route: string, format: string) => metrics.streamObserver(route, format);
-  const sharing = options.coalesceReads === true ? new StreamSharing({ onShared: (clients) => metrics?.coalescedReads.inc({ read: "events" }, clients) }) : undefined;
+  const sharing = options.coalesceReads === true ? new SharedStreams({ onShared: (clients) => metrics?.coalescedReads.inc({ read: "events" }, clients) }) : undefined;
   await app.register(eventRoutes, { client: options.connection.encodedStreams, ...deadlines, ...options.streams, observe, sharing });
   await app.register(docsRoutes, { title: DOCUMENT_TITLE, yaml: documentYaml });
   if (metrics !== undefined) {

@@ -62,7 +62,7 @@ export const ConfigSchema = Type.Object(
       description: "one JSON log line per request at info: on, errors (4xx, 5xx, cut) or off; never for probes",
     }),
     // On by default: shared reads never answer with a state older than the read (see
-    // src/operations/coalesced-reads.ts), and they spare the Manager most of a hot job's reads.
+    // src/operations/shared-calls/calls.ts), and they spare the Manager most of a hot job's reads.
     coalesceReads: Type.Union([Type.Literal("on"), Type.Literal("off")], {
       default: "on",
       description: "identical reads in flight (a job, its instances, a search) share one Manager call: on or off",

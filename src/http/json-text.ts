@@ -1,5 +1,5 @@
 // The JSON text of a message, made once however many answers send it: a read shared by many
-// requests (src/operations/coalesced-reads.ts) is serialized once for all of them.
+// requests (src/operations/shared-calls/calls.ts) is serialized once for all of them.
 
 /** What fastify sends for a JSON answer; an answer written here says the same. */
 export const JSON_UTF8 = "application/json; charset=utf-8";

@@ -14,8 +14,9 @@ import type { CallingRouteOptions } from "../http/call-options.js";
 import { invalidArgument, notFound, preconditionFailed } from "../http/problem.js";
 import type { ProblemError } from "../http/problem.js";
 import type { IfMatch } from "../http/preconditions.js";
-import { metadataKey } from "./coalesced-reads.js";
-import type { ReadCoalescer } from "./coalesced-reads.js";
+import { Manager as ManagerService } from "norsk-manager-contract/gen/norsk/api/manager_pb.js";
+import { sharedCallKey } from "./shared-calls/key.js";
+import type { SharedCalls } from "./shared-calls/calls.js";
 import type { StartedSearch } from "./search-body.js";
 
 export type ManagerClient = Client<typeof Manager>;
@@ -27,9 +28,9 @@ export interface ManagerRouteOptions extends CallingRouteOptions<ManagerClient> 
   /** Job writes: writes of one job that may wait behind the running one (job-write-queue.ts); one more is a 429. Default: 100. */
   readonly maxWaitingWrites?: number | undefined;
   /** Reads of one job by id (GET of a job, of its instances) shared between identical concurrent reads. Default: none, each read its own call. */
-  readonly jobReads?: ReadCoalescer<CurrentJob | undefined> | undefined;
+  readonly jobReads?: SharedCalls<CurrentJob | undefined> | undefined;
   /** Searches (GET /v1/jobs) shared between identical concurrent searches. Default: none, each its own call. */
-  readonly searches?: ReadCoalescer<StartedSearch> | undefined;
+  readonly searches?: SharedCalls<StartedSearch> | undefined;
 }
 
 /**
@@ -40,7 +41,7 @@ export interface ManagerRouteOptions extends CallingRouteOptions<ManagerClient> 
  * A read whose connection went away is made once more (packages/contract/src/grpc/dropped.ts).
  */
 export function findJob(client: ManagerClient, jobId: string, options: CallOptions): Promise<CurrentJob | undefined> {
-  const request = { jobFilter: [{ jobFilter: { case: "idFilter" as const, value: { comparison: { case: "eq" as const, value: jobId } } } }] };
+  const request = jobByIdRequest(jobId);
   return readWithRetry(async () => {
     let found: CurrentJob | undefined;
     for await (const current of client.jobSearch(request, options)) {
@@ -50,10 +51,16 @@ export function findJob(client: ManagerClient, jobId: string, options: CallOptio
   }, options.signal);
 }
 
+/** JobSearch's request for the one job `jobId`. */
+function jobByIdRequest(jobId: string) {
+  return { jobFilter: [{ jobFilter: { case: "idFilter" as const, value: { comparison: { case: "eq" as const, value: jobId } } } }] };
+}
+
 /** findJob, shared with the identical reads in flight through `reads` when given. */
-export function findJobShared(reads: ReadCoalescer<CurrentJob | undefined> | undefined, client: ManagerClient, jobId: string, options: CallOptions): Promise<CurrentJob | undefined> {
+export function findJobShared(reads: SharedCalls<CurrentJob | undefined> | undefined, client: ManagerClient, jobId: string, options: CallOptions): Promise<CurrentJob | undefined> {
   if (reads === undefined) return findJob(client, jobId, options);
-  return reads.read(`${jobId}\u0000${metadataKey(options.metadata)}`, options, (shared) => findJob(client, jobId, shared));
+  const key = sharedCallKey(ManagerService.method.jobSearch, jobByIdRequest(jobId), options.metadata);
+  return reads.read(key, options, (shared) => findJob(client, jobId, shared));
 }
 
 /**
@@ -64,7 +71,7 @@ export async function requireJob(
   client: ManagerClient,
   jobId: string,
   options: CallOptions,
-  reads?: ReadCoalescer<CurrentJob | undefined>,
+  reads?: SharedCalls<CurrentJob | undefined>,
 ): Promise<CurrentJob & { job: Job }> {
   const current = await findJobShared(reads, client, jobId, options);
   if (current?.job === undefined) throw jobNotFound(jobId);

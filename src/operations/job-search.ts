@@ -10,11 +10,10 @@ import { JSON_TYPE, NDJSON, preference } from "../http/media-type.js";
 import { invalidArgument } from "../http/problem.js";
 import type { ManagerClient } from "./job-access.js";
 import type { StartedSearch } from "./search-body.js";
-import { toBinary } from "@bufbuild/protobuf";
-import { JobSearchRequestSchema } from "norsk-manager-contract/gen/norsk/api/manager_pb.js";
-import { metadataKey } from "./coalesced-reads.js";
-import type { ReadCoalescer } from "./coalesced-reads.js";
-import { SharedSearch } from "./shared-search.js";
+import { Manager } from "norsk-manager-contract/gen/norsk/api/manager_pb.js";
+import { sharedCallKey } from "./shared-calls/key.js";
+import type { SharedCalls } from "./shared-calls/calls.js";
+import { SharedSearch } from "./shared-calls/search.js";
 import { QueryError, searchRequestFromQuery } from "./search-query.js";
 import type { SearchQuery } from "./search-query.js";
 
@@ -45,16 +44,16 @@ const sharedSearches = new WeakMap<StartedSearch, SharedSearch>();
 
 /**
  * startSearch, shared with the identical searches in flight through `searches` when given:
- * each of them then reads the one stream at its own pace (shared-search.ts).
+ * each of them then reads the one stream at its own pace (shared-calls/search.ts).
  */
 export function startSearchShared(
-  searches: ReadCoalescer<StartedSearch> | undefined,
+  searches: SharedCalls<StartedSearch> | undefined,
   client: ManagerClient,
   search: SearchQuery["request"],
   options: CallOptions,
 ): Promise<StartedSearch> {
   if (searches === undefined) return startSearch(client, search, options);
-  const key = `${Buffer.from(toBinary(JobSearchRequestSchema, search)).toString("latin1")}\u0000${metadataKey(options.metadata)}`;
+  const key = sharedCallKey(Manager.method.jobSearch, search, options.metadata);
   return searches.read(key, options, (shared) => startSearch(client, search, shared), (started, own) => {
     let stream = sharedSearches.get(started);
     if (stream === undefined) {

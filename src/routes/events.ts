@@ -5,8 +5,7 @@
 // problem+json answer; after that, a failure is the stream's last event (`error`).
 import type { FastifyPluginCallbackTypebox } from "@fastify/type-provider-typebox";
 import type { FastifyReply, FastifyRequest } from "fastify";
-import { EventStreamEventSchema, NorskStatusEventSchema } from "norsk-manager-contract/gen/norsk/api/manager_pb.js";
-import type { Manager } from "norsk-manager-contract/gen/norsk/api/manager_pb.js";
+import { EventStreamEventSchema, Manager, NorskStatusEventSchema } from "norsk-manager-contract/gen/norsk/api/manager_pb.js";
 import type { BytesClient, OpenBytesStream } from "norsk-manager-contract/grpc/client.js";
 import type { CallOptions } from "norsk-manager-contract/grpc/types.js";
 import { deadlinesOf, streamCallOptionsFor } from "../http/call-options.js";
@@ -14,8 +13,8 @@ import type { Deadlines } from "../http/call-options.js";
 import { resourceExhausted, toProblem, unavailable } from "../http/problem.js";
 import type { ProblemJson } from "../../schemas/common.js";
 import { errorResponses } from "../http/responses.js";
-import { metadataKey } from "../operations/coalesced-reads.js";
-import type { StreamSharing } from "../operations/shared-streams.js";
+import { sharedCallKey } from "../operations/shared-calls/key.js";
+import type { SharedStreams } from "../operations/shared-calls/streams.js";
 import { EventDecoder } from "../sse/decoder.js";
 import { NDJSON, SSE, negotiateFormat } from "../sse/frames.js";
 import type { StreamFormat } from "../sse/frames.js";
@@ -32,8 +31,8 @@ export interface EventRoutesOptions extends Partial<StreamSettings> {
   readonly maxRequestTimeoutMs?: number;
   /** The observer of each stream, by route and format (the metrics). Default: none. */
   readonly observe?: (route: string, format: StreamFormat) => StreamObserver;
-  /** Streams that clients opening together share (src/operations/shared-streams.ts). Default: none, a call per client. */
-  readonly sharing?: StreamSharing | undefined;
+  /** Streams that clients opening together share (src/operations/shared-calls/streams.ts). Default: none, a call per client. */
+  readonly sharing?: SharedStreams | undefined;
 }
 
 export const STREAM_DEFAULTS: StreamSettings = { heartbeatMs: 15_000, bufferLimitBytes: 1024 * 1024 };
@@ -111,20 +110,21 @@ export const eventRoutes: FastifyPluginCallbackTypebox<EventRoutesOptions> = (ap
   });
 
   const { sharing } = options;
-  /** The call of one client's stream, shared with the clients opening the same stream with it. */
-  const shared =
-    (key: string, call: (callOptions: CallOptions) => OpenBytesStream) =>
-    (callOptions: CallOptions): OpenBytesStream =>
-      sharing === undefined ? call(callOptions) : sharing.open(`${key}\u0000${metadataKey(callOptions.metadata)}`, callOptions, call);
 
   app.get("/v1/events", { schema: EVENT_STREAM_SCHEMA }, function eventStream(request, reply) {
-    const pendingWindowS = request.query.pendingWindowS ?? 0;
-    const call = shared(`events ${String(pendingWindowS)}`, (callOptions) => client.eventStream({ pendingWindowS }, callOptions));
+    const eventRequest = { pendingWindowS: request.query.pendingWindowS ?? 0 };
+    const call = (callOptions: CallOptions): OpenBytesStream =>
+      sharing === undefined
+        ? client.eventStream(eventRequest, callOptions)
+        : sharing.open(sharedCallKey(Manager.method.eventStream, eventRequest, callOptions.metadata), callOptions, (own) => client.eventStream(eventRequest, own));
     return serveStream(routes, request, reply, { call, decoder: events });
   });
 
   app.get("/v1/status", { schema: STATUS_CHANNEL_SCHEMA }, function createStatusChannel(request, reply) {
-    const call = shared("status", (callOptions) => client.createStatusChannel({}, callOptions));
+    const call = (callOptions: CallOptions): OpenBytesStream =>
+      sharing === undefined
+        ? client.createStatusChannel({}, callOptions)
+        : sharing.open(sharedCallKey(Manager.method.createStatusChannel, {}, callOptions.metadata), callOptions, (own) => client.createStatusChannel({}, own));
     return serveStream(routes, request, reply, { call, decoder: statuses });
   });
 

@@ -71,7 +71,7 @@ export class EventDecoder<Desc extends DescMessage> {
    * know (a newer Manager's): there is no name or shape to give it.
    */
   decode(bytes: Buffer): EncodedEvent | undefined {
-    // The clients of a shared stream (src/operations/shared-streams.ts) get the very same bytes.
+    // The clients of a shared stream (src/operations/shared-calls/streams.ts) get the very same bytes.
     const same = this.#lastBytes === bytes ? this.#lastEvent : undefined;
     if (same !== undefined) return same === UNKNOWN ? undefined : same;
     const event = this.#decodeBytes(bytes);

@@ -1,5 +1,5 @@
-// Identical reads share upstream calls (docs/ARCHITECTURE.md §5, Coalesced reads). While a read
-// of a key is in flight, the identical reads that arrive wait for the next one, which starts as
+// Shared calls answered in one piece (docs/ARCHITECTURE.md §5, Coalesced reads): identical
+// reads share upstream calls. While a read of a key is in flight, the identical reads that arrive wait for the next one, which starts as
 // soon as it ends and answers them all. A read is never answered by a call that started before
 // it arrived, so it never sees a state older than a write acknowledged before it arrived: the
 // reads stay linearizable, and the Manager sees at most one call per key at a time, however
@@ -14,19 +14,6 @@
 // would send the Manager the same request.
 import { Code, GrpcError } from "norsk-manager-contract/grpc/errors.js";
 import type { CallOptions } from "norsk-manager-contract/grpc/types.js";
-
-/** Metadata that differs per request without changing what the Manager answers. */
-const PER_REQUEST_METADATA = new Set(["x-request-id", "traceparent", "tracestate"]);
-
-/** The part of a key that the call's metadata adds: everything but the per-request entries. */
-export function metadataKey(metadata: Readonly<Record<string, string>> | undefined): string {
-  if (metadata === undefined) return "";
-  let key = "";
-  for (const name of Object.keys(metadata).sort()) {
-    if (!PER_REQUEST_METADATA.has(name)) key += `${name}\u0000${metadata[name] ?? ""}\u0000`;
-  }
-  return key;
-}
 
 /**
  * What a reader gets of a value it shares with others: a search, for instance, gives each
@@ -45,6 +32,17 @@ interface Waiter<V> {
   release(): void;
 }
 
+/** How a reader joins its group. */
+interface WaiterOptions<V> {
+  /**
+   * Whether it waits for a later call, keeping its own deadline (a timer fails it then); the
+   * first reader's deadline is its call's own.
+   */
+  readonly queued: boolean;
+  /** What it gets of a value it shares with others; undefined: the value itself. */
+  readonly share: Share<V> | undefined;
+}
+
 interface KeyState<V> {
   /** The readers of the call in flight. */
   running: Set<Waiter<V>>;
@@ -52,16 +50,17 @@ interface KeyState<V> {
   next: Set<Waiter<V>>;
 }
 
-export interface CoalescerOptions {
+export interface SharedCallsOptions {
   /** Told how many reads a call answered beyond the one it was made for. Default: nothing. */
   readonly onShared?: ((reads: number) => void) | undefined;
 }
 
-export class ReadCoalescer<V> {
+/** Unary reads (and the start of a search) shared by identical readers, by sharedCallKey (key.ts). */
+export class SharedCalls<V> {
   readonly #keys = new Map<string, KeyState<V>>();
   readonly #onShared: (reads: number) => void;
 
-  constructor(options: CoalescerOptions = {}) {
+  constructor(options: SharedCallsOptions = {}) {
     this.#onShared = options.onShared ?? (() => undefined);
   }
 
@@ -71,27 +70,24 @@ export class ReadCoalescer<V> {
   }
 
   /**
-   * `call(options)` once for this read and the identical reads around it. `key` must name
-   * everything the answer depends on: the request, and metadataKey(options.metadata). The value
+   * `call(options)` once for this read and the identical reads around it. `key` is the
+   * call's sharedCallKey (key.ts), which names everything the answer depends on. The value
    * of a call made for several reads reaches each through `share` when given.
    */
   read(key: string, options: CallOptions, call: (options: CallOptions) => Promise<V>, share?: Share<V>): Promise<V> {
     if (options.signal?.aborted === true) return Promise.reject(new GrpcError(Code.CANCELLED, "the read was abandoned before it started"));
     const state = this.#keys.get(key);
-    if (state !== undefined) return this.#waiter(state.next, options, true, share);
+    if (state !== undefined) return this.#waiter(state.next, options, { queued: true, share });
     // Nothing in flight: this read's own call, with its own options, as without coalescing.
     const fresh: KeyState<V> = { running: new Set(), next: new Set() };
     this.#keys.set(key, fresh);
-    const promise = this.#waiter(fresh.running, options, false, share);
+    const promise = this.#waiter(fresh.running, options, { queued: false, share });
     this.#start(key, fresh, call);
     return promise;
   }
 
-  /**
-   * A reader in `group`. One that waits for a later call (`queued`) keeps its own deadline; the
-   * first reader's is its call's.
-   */
-  #waiter(group: Set<Waiter<V>>, options: CallOptions, queued: boolean, share: Share<V> | undefined): Promise<V> {
+  /** A reader in `group`. */
+  #waiter(group: Set<Waiter<V>>, options: CallOptions, { queued, share }: WaiterOptions<V>): Promise<V> {
     return new Promise<V>((resolve, reject) => {
       const deadline = options.timeoutMs === undefined || !Number.isFinite(options.timeoutMs) ? Infinity : Date.now() + options.timeoutMs;
       const waiter: Waiter<V> = { options, share, deadline, settled: false, resolve, reject, release: () => undefined };

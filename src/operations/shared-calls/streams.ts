@@ -1,7 +1,7 @@
 // Event streams that clients opening together share (docs/ARCHITECTURE.md §5, Coalesced
 // reads). A client that opens a stream while an identical one is starting (it has not had its
 // first message, so the Manager may not have read its picture yet) waits for the next one,
-// which opens once that one has started, and no sooner than StreamSharingOptions.minIntervalMs
+// which opens once that one has started, and no sooner than SharedStreamsOptions.minIntervalMs
 // after it was opened, and serves every client that came meanwhile. The interval is what makes
 // a crowd of clients share a few streams: without it, the faster the Manager starts a stream,
 // the fewer clients arrive while it starts, and each event is sent once per stream.
@@ -40,7 +40,7 @@ interface KeyState {
   readonly next: Set<Member>;
 }
 
-export interface StreamSharingOptions {
+export interface SharedStreamsOptions {
   /** Told how many clients a stream serves beyond the one it was opened for. Default: nothing. */
   readonly onShared?: ((clients: number) => void) | undefined;
   /**
@@ -51,15 +51,16 @@ export interface StreamSharingOptions {
   readonly minIntervalMs?: number | undefined;
 }
 
-/** StreamSharingOptions.minIntervalMs's default: 100 ms. */
+/** SharedStreamsOptions.minIntervalMs's default: 100 ms. */
 export const SHARE_INTERVAL_MS = 100;
 
-export class StreamSharing {
+/** Event streams shared by the clients opening them together, by sharedCallKey (key.ts). */
+export class SharedStreams {
   readonly #keys = new Map<string, KeyState>();
   readonly #onShared: (clients: number) => void;
   readonly #minIntervalMs: number;
 
-  constructor(options: StreamSharingOptions = {}) {
+  constructor(options: SharedStreamsOptions = {}) {
     this.#onShared = options.onShared ?? (() => undefined);
     this.#minIntervalMs = options.minIntervalMs ?? SHARE_INTERVAL_MS;
   }
@@ -74,7 +75,7 @@ export class StreamSharing {
 
   /**
    * The stream `open(options)` would give, shared with the identical streams opening around it.
-   * `key` must name everything the stream depends on (the request, metadataKey(metadata)).
+   * `key` is the stream's sharedCallKey (key.ts), which names everything it depends on.
    */
   open(key: string, options: CallOptions, open: Open): OpenBytesStream {
     if (options.timeoutMs !== undefined && Number.isFinite(options.timeoutMs)) return open(options);

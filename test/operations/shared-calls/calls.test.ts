@@ -1,11 +1,11 @@
-// The mechanism of shared reads (src/operations/coalesced-reads.ts), with calls whose ends the
+// The mechanism of shared reads (src/operations/shared-calls/calls.ts), with calls whose ends the
 // test decides: which reads a call answers, when the next call starts, what it carries, and
 // what happens to readers that leave. The end-to-end proof (real Manager, concurrent writers)
 // is test/routes/coalesced-reads.test.ts.
 import { describe, expect, it } from "vitest";
 import { Code, GrpcError } from "norsk-manager-contract/grpc/index.js";
 import type { CallOptions } from "norsk-manager-contract/grpc/types.js";
-import { ReadCoalescer, metadataKey } from "../../src/operations/coalesced-reads.js";
+import { SharedCalls } from "../../../src/operations/shared-calls/calls.js";
 
 /** A call the test ends by hand, with the options it was made with. */
 interface HeldCall {
@@ -34,9 +34,9 @@ const settled = async <T>(promise: Promise<T>): Promise<{ value?: T; error?: unk
 /** Lets promise callbacks run. */
 const turn = () => new Promise((resolve) => setImmediate(resolve));
 
-describe("ReadCoalescer", () => {
+describe("SharedCalls", () => {
   it("answers a read that arrives during a call with the next call, started when that one ends", async () => {
-    const coalescer = new ReadCoalescer<string>();
+    const coalescer = new SharedCalls<string>();
     const { calls, call } = heldCalls();
     const first = coalescer.read("job-1", {}, call);
     const second = coalescer.read("job-1", {}, call);
@@ -54,7 +54,7 @@ describe("ReadCoalescer", () => {
 
   it("counts the reads a call answered beyond the first", async () => {
     const shared: number[] = [];
-    const coalescer = new ReadCoalescer<string>({ onShared: (reads) => shared.push(reads) });
+    const coalescer = new SharedCalls<string>({ onShared: (reads) => shared.push(reads) });
     const { calls, call } = heldCalls();
     const reads = [coalescer.read("k", {}, call), coalescer.read("k", {}, call), coalescer.read("k", {}, call), coalescer.read("k", {}, call)];
     calls[0]?.resolve("a");
@@ -65,7 +65,7 @@ describe("ReadCoalescer", () => {
   });
 
   it("keeps different keys apart: each has its own call at once", async () => {
-    const coalescer = new ReadCoalescer<string>();
+    const coalescer = new SharedCalls<string>();
     const { calls, call } = heldCalls();
     const a = coalescer.read("job-a", {}, call);
     const b = coalescer.read("job-b", {}, call);
@@ -76,7 +76,7 @@ describe("ReadCoalescer", () => {
   });
 
   it("gives every reader of a call its error", async () => {
-    const coalescer = new ReadCoalescer<string>();
+    const coalescer = new SharedCalls<string>();
     const { calls, call } = heldCalls();
     const first = coalescer.read("k", {}, call);
     const waiting = [coalescer.read("k", {}, call), coalescer.read("k", {}, call)];
@@ -92,7 +92,7 @@ describe("ReadCoalescer", () => {
   });
 
   it("makes a lone read's call with that read's own options", async () => {
-    const coalescer = new ReadCoalescer<string>();
+    const coalescer = new SharedCalls<string>();
     const { calls, call } = heldCalls();
     const signal = new AbortController().signal;
     const options = { timeoutMs: 1234, metadata: { "x-request-id": "r1" }, signal };
@@ -103,7 +103,7 @@ describe("ReadCoalescer", () => {
   });
 
   it("makes a shared call with the first reader's metadata and the latest deadline", async () => {
-    const coalescer = new ReadCoalescer<string>();
+    const coalescer = new SharedCalls<string>();
     const { calls, call } = heldCalls();
     const first = coalescer.read("k", {}, call);
     const waiting = [
@@ -122,7 +122,7 @@ describe("ReadCoalescer", () => {
   });
 
   it("drops a reader whose client left, and cancels a shared call once every reader has left", async () => {
-    const coalescer = new ReadCoalescer<string>();
+    const coalescer = new SharedCalls<string>();
     const { calls, call } = heldCalls();
     const first = coalescer.read("k", {}, call);
     const leaving = [new AbortController(), new AbortController()];
@@ -142,7 +142,7 @@ describe("ReadCoalescer", () => {
   });
 
   it("drops a waiting reader whose client left before its call started, and starts no call for nobody", async () => {
-    const coalescer = new ReadCoalescer<string>();
+    const coalescer = new SharedCalls<string>();
     const { calls, call } = heldCalls();
     const first = coalescer.read("k", {}, call);
     const controller = new AbortController();
@@ -157,7 +157,7 @@ describe("ReadCoalescer", () => {
   });
 
   it("ends a waiting read at its own deadline with DEADLINE_EXCEEDED", async () => {
-    const coalescer = new ReadCoalescer<string>();
+    const coalescer = new SharedCalls<string>();
     const { calls, call } = heldCalls();
     const first = coalescer.read("k", {}, call);
     const waiting = coalescer.read("k", { timeoutMs: 20 }, call);
@@ -168,7 +168,7 @@ describe("ReadCoalescer", () => {
   });
 
   it("fails the readers of a call that throws before it starts, and keeps no key in flight", async () => {
-    const coalescer = new ReadCoalescer<string>();
+    const coalescer = new SharedCalls<string>();
     const outcome = await settled(
       coalescer.read("k", {}, () => {
         throw new GrpcError(Code.INVALID_ARGUMENT, "bad metadata");
@@ -179,22 +179,10 @@ describe("ReadCoalescer", () => {
   });
 
   it("refuses a read whose signal has already aborted, without a call", async () => {
-    const coalescer = new ReadCoalescer<string>();
+    const coalescer = new SharedCalls<string>();
     const { calls, call } = heldCalls();
     const outcome = await settled(coalescer.read("k", { signal: AbortSignal.abort() }, call));
     expect((outcome.error as GrpcError).code).toBe(Code.CANCELLED);
     expect(calls).toHaveLength(0);
-  });
-});
-
-describe("metadataKey", () => {
-  it("leaves out the request id and trace context, which differ per request", () => {
-    expect(metadataKey({ "x-request-id": "a", traceparent: "00-1-2-01", tracestate: "x=1" })).toBe(metadataKey({ "x-request-id": "b" }));
-  });
-
-  it("keeps Authorization and forwarded metadata, whatever their order", () => {
-    expect(metadataKey({ authorization: "Bearer a" })).not.toBe(metadataKey({ authorization: "Bearer b" }));
-    expect(metadataKey({ tenant: "t1", authorization: "x" })).toBe(metadataKey({ authorization: "x", tenant: "t1" }));
-    expect(metadataKey({ tenant: "t1" })).not.toBe(metadataKey({}));
   });
 });

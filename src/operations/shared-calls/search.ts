@@ -1,17 +1,18 @@
 // One JobSearch stream read by several clients, each at its own pace: the search that
-// identical searches in flight share (coalesced-reads.ts). Jobs are pulled from the Manager as
+// identical searches in flight share (calls.ts). Jobs are pulled from the Manager as
 // the fastest reader asks for them and kept until the slowest has taken them; the fastest
 // waits once it is MAX_AHEAD jobs ahead of the slowest, so memory stays bounded by the list's
 // spread, not its length. A reader that stops (limit reached, client gone, cut off for taking
 // nothing) leaves; the Manager's stream is cancelled when the last reader leaves before its end.
 import type { CurrentJob } from "norsk-manager-contract/gen/norsk/api/manager_pb.js";
-import type { StartedSearch } from "./search-body.js";
+import type { StartedSearch } from "../search-body.js";
 
 /** How many jobs the fastest reader may be ahead of the slowest. */
 const MAX_AHEAD = 512;
 
 type End = { readonly done: true } | { readonly error: unknown };
 
+/** The readers of one search's stream: each reads all of it, at its own pace. */
 export class SharedSearch {
   readonly #source: AsyncIterator<CurrentJob>;
   readonly #first: IteratorResult<CurrentJob>;

@@ -1,12 +1,12 @@
-// One JobSearch stream read by several readers (src/operations/shared-search.ts): each gets
+// One JobSearch stream read by several readers (src/operations/shared-calls/search.ts): each gets
 // every job in order at its own pace, the fastest waits when it is far ahead, and the stream is
 // cancelled only when the last reader leaves before its end.
 import { describe, expect, it } from "vitest";
 import { create } from "@bufbuild/protobuf";
 import { CurrentJobSchema } from "norsk-manager-contract/gen/norsk/api/manager_pb.js";
 import type { CurrentJob } from "norsk-manager-contract/gen/norsk/api/manager_pb.js";
-import { SharedSearch } from "../../src/operations/shared-search.js";
-import type { StartedSearch } from "../../src/operations/search-body.js";
+import { SharedSearch } from "../../../src/operations/shared-calls/search.js";
+import type { StartedSearch } from "../../../src/operations/search-body.js";
 
 const job = (i: number): CurrentJob => create(CurrentJobSchema, { job: { jobId: { jobId: `job-${String(i).padStart(4, "0")}` } } });
 

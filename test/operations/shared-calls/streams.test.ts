@@ -1,4 +1,4 @@
-// Event streams shared by clients opening together (src/operations/shared-streams.ts), with
+// Event streams shared by clients opening together (src/operations/shared-calls/streams.ts), with
 // upstream streams the test plays: which clients a stream serves, when the next one opens, what
 // each client receives, and what happens when clients leave. End to end (real Manager, real
 // SSE clients): test/routes/shared-streams.test.ts.
@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { Code, GrpcError } from "norsk-manager-contract/grpc/index.js";
 import type { BytesStreamHandlers, OpenBytesStream } from "norsk-manager-contract/grpc/client.js";
 import type { CallOptions } from "norsk-manager-contract/grpc/types.js";
-import { SHARE_INTERVAL_MS, StreamSharing } from "../../src/operations/shared-streams.js";
+import { SHARE_INTERVAL_MS, SharedStreams } from "../../../src/operations/shared-calls/streams.js";
 
 /** Upstream streams opened so far, each with its options, its handlers and whether it was cancelled. */
 function upstreams() {
@@ -34,9 +34,9 @@ function client() {
 
 const bytes = (text: string) => Buffer.from(text);
 
-describe("StreamSharing", () => {
+describe("SharedStreams", () => {
   it("gives the clients that open while a stream starts the next stream, opened once that one has started", () => {
-    const sharing = new StreamSharing({ minIntervalMs: 0 });
+    const sharing = new SharedStreams({ minIntervalMs: 0 });
     const { opened, open } = upstreams();
     const [a, b, c] = [client(), client(), client()];
     sharing.open("k", {}, open)(a.handlers);
@@ -55,7 +55,7 @@ describe("StreamSharing", () => {
   });
 
   it("opens a stream at once when none is starting, also after an earlier one has started", () => {
-    const sharing = new StreamSharing({ minIntervalMs: 0 });
+    const sharing = new SharedStreams({ minIntervalMs: 0 });
     const { opened, open } = upstreams();
     sharing.open("k", {}, open)(client().handlers);
     opened[0]?.handlers.message(bytes("picture"));
@@ -64,7 +64,7 @@ describe("StreamSharing", () => {
   });
 
   it("keeps different keys apart", () => {
-    const sharing = new StreamSharing({ minIntervalMs: 0 });
+    const sharing = new SharedStreams({ minIntervalMs: 0 });
     const { opened, open } = upstreams();
     sharing.open("events 0", {}, open)(client().handlers);
     sharing.open("events 60", {}, open)(client().handlers);
@@ -73,7 +73,7 @@ describe("StreamSharing", () => {
 
   it("counts the clients a stream serves beyond the first", () => {
     const shared: number[] = [];
-    const sharing = new StreamSharing({ minIntervalMs: 0, onShared: (clients) => shared.push(clients) });
+    const sharing = new SharedStreams({ minIntervalMs: 0, onShared: (clients) => shared.push(clients) });
     const { opened, open } = upstreams();
     for (let i = 0; i < 4; i++) sharing.open("k", {}, open)(client().handlers);
     opened[0]?.handlers.message(bytes("p"));
@@ -81,7 +81,7 @@ describe("StreamSharing", () => {
   });
 
   it("opens a shared stream with the first client's metadata and without any one client's signal", () => {
-    const sharing = new StreamSharing({ minIntervalMs: 0 });
+    const sharing = new SharedStreams({ minIntervalMs: 0 });
     const { opened, open } = upstreams();
     sharing.open("k", { metadata: { "x-request-id": "first" }, signal: new AbortController().signal }, open)(client().handlers);
     sharing.open("k", { metadata: { "x-request-id": "second" }, signal: new AbortController().signal }, open)(client().handlers);
@@ -93,7 +93,7 @@ describe("StreamSharing", () => {
   });
 
   it("cancels a shared stream only when its last client leaves", () => {
-    const sharing = new StreamSharing({ minIntervalMs: 0 });
+    const sharing = new SharedStreams({ minIntervalMs: 0 });
     const { opened, open } = upstreams();
     sharing.open("k", {}, open)(client().handlers);
     const leave = [sharing.open("k", {}, open)(client().handlers), sharing.open("k", {}, open)(client().handlers)];
@@ -105,7 +105,7 @@ describe("StreamSharing", () => {
   });
 
   it("forgets a client that leaves while it waits, and opens nothing for nobody", () => {
-    const sharing = new StreamSharing({ minIntervalMs: 0 });
+    const sharing = new SharedStreams({ minIntervalMs: 0 });
     const { opened, open } = upstreams();
     sharing.open("k", {}, open)(client().handlers);
     const leave = sharing.open("k", {}, open)(client().handlers);
@@ -116,7 +116,7 @@ describe("StreamSharing", () => {
   });
 
   it("opens the next stream when every client of a starting one has left", () => {
-    const sharing = new StreamSharing({ minIntervalMs: 0 });
+    const sharing = new SharedStreams({ minIntervalMs: 0 });
     const { opened, open } = upstreams();
     const leaveFirst = sharing.open("k", {}, open)(client().handlers);
     const waiting = client();
@@ -129,7 +129,7 @@ describe("StreamSharing", () => {
   });
 
   it("ends or fails every client of a stream with it, and a failure before the start opens the next stream", () => {
-    const sharing = new StreamSharing({ minIntervalMs: 0 });
+    const sharing = new SharedStreams({ minIntervalMs: 0 });
     const { opened, open } = upstreams();
     const first = client();
     sharing.open("k", {}, open)(first.handlers);
@@ -146,7 +146,7 @@ describe("StreamSharing", () => {
   });
 
   it("leaves no key starting when a stream cannot even be opened, so the next client gets one", () => {
-    const sharing = new StreamSharing({ minIntervalMs: 0 });
+    const sharing = new SharedStreams({ minIntervalMs: 0 });
     const { opened, open } = upstreams();
     const failing = (): OpenBytesStream => {
       throw new Error("bad metadata");
@@ -158,7 +158,7 @@ describe("StreamSharing", () => {
   });
 
   it("does not share a stream with a deadline of its own (Grpc-Timeout)", () => {
-    const sharing = new StreamSharing({ minIntervalMs: 0 });
+    const sharing = new SharedStreams({ minIntervalMs: 0 });
     const { opened, open } = upstreams();
     sharing.open("k", { timeoutMs: 5_000 }, open)(client().handlers);
     sharing.open("k", { timeoutMs: 5_000 }, open)(client().handlers);
@@ -172,7 +172,7 @@ describe("StreamSharing", () => {
 
     it("opens the next stream no sooner than the interval after the one before, for every client that came until then", () => {
       vi.useFakeTimers({ toFake: ["setTimeout", "performance"] });
-      const sharing = new StreamSharing();
+      const sharing = new SharedStreams();
       const { opened, open } = upstreams();
       const [a, b, c] = [client(), client(), client()];
       sharing.open("k", {}, open)(a.handlers);
@@ -193,7 +193,7 @@ describe("StreamSharing", () => {
 
     it("opens a stream at once once the interval after the last one has passed", () => {
       vi.useFakeTimers({ toFake: ["setTimeout", "performance"] });
-      const sharing = new StreamSharing();
+      const sharing = new SharedStreams();
       const { opened, open } = upstreams();
       sharing.open("k", {}, open)(client().handlers);
       opened[0]?.handlers.message(bytes("picture"));
