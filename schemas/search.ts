@@ -1,41 +1,102 @@
 // Query parameters of GET /v1/jobs (docs/ARCHITECTURE.md §5). Filters are repeatable and AND-ed. The order of
 // the filters is the order of the parameters in the query string, which a parsed query object
 // cannot carry; src/operations/search-query.ts reads the raw query string, and this schema documents and
-// validates the same parameters. The examples all match the job of the OpenAPI document's
+// validates the same parameters, both from the one table SEARCH_FILTERS. The examples all match the job of the OpenAPI document's
 // examples (src/openapi/examples.ts): Swagger UI sends every one of them.
 import { Type } from "@sinclair/typebox";
 import type { Static } from "@sinclair/typebox";
 import { Timestamp, doc } from "./common.js";
 import { JobListJson } from "./job.js";
 
-const many = (description: string, example: string) =>
-  Type.Optional(Type.Array(Type.String(), { description: `${description} Repeatable.`, examples: [[example]] }));
+/**
+ * What a filter parameter's value is, and which of JobFilter's filters it makes:
+ * - "id": the job id compared with the value (id_filter);
+ * - "tag": name:value, the tag's value compared (tag_filter), the name being everything before the first colon;
+ * - "tagExists": a tag name, the job has the tag (tag_filter, exists);
+ * - "start": an RFC 3339 date-time compared with startDateTime (date_filter);
+ * - "startWithin": from/to, two RFC 3339 date-times (date_filter, within).
+ */
+export type SearchFilter = Readonly<
+  (
+    | { value: "id"; comparison: "eq" | "neq" | "re" }
+    | { value: "tag"; comparison: "eq" | "neq" | "re" }
+    | { value: "tagExists" }
+    | { value: "start"; comparison: "eq" | "lt" | "lte" | "gt" | "gte" }
+    | { value: "startWithin" }
+  ) & {
+    /** The parameter's description in the document and the docs ("Repeatable." is added). */
+    description: string;
+    /** A value that matches the job of the document's examples (src/openapi/examples.ts). */
+    example: string;
+  }
+>;
 
-const times = (description: string, example: string) =>
-  Type.Optional(Type.Array(Timestamp, { description: `${description} Repeatable.`, examples: [[example]] }));
+/**
+ * The filters of GET /v1/jobs, one row each, in the document's order: the query parser
+ * (src/operations/search-query.ts), JobSearchQuery below and docs/reference/search-filters.md
+ * (`npm run openapi`) all read this table. A new filter is a row here (and, for a new kind of
+ * value, its case in the parser).
+ */
+export const SEARCH_FILTERS = {
+  id: { value: "id", comparison: "eq", description: "Job id equals.", example: "encoder-1" },
+  idNot: { value: "id", comparison: "neq", description: "Job id differs.", example: "encoder-2" },
+  idMatch: {
+    value: "id",
+    comparison: "re",
+    description:
+      "Job id matches this regular expression: RE2 syntax (https://github.com/google/re2/wiki/Syntax; no backreferences or " +
+      "lookaround), searched, not anchored (^...$ for the whole id), on Unicode code points, in time linear in the id. " +
+      "At most 1000 characters; a pattern RE2 cannot run, or too complex (over 5000 compiled instructions), is a 400 " +
+      "naming this parameter.",
+    example: "^encoder-",
+  },
+  tag: {
+    value: "tag",
+    comparison: "eq",
+    description: "Tag equals: name:value (the name is everything before the first colon; the value may contain colons).",
+    example: "env:prod",
+  },
+  tagNot: { value: "tag", comparison: "neq", description: "Tag differs: name:value.", example: "env:dev" },
+  tagMatch: {
+    value: "tag",
+    comparison: "re",
+    description: "Tag value matches a regular expression: name:regex, the regex as for idMatch (RE2 syntax, linear time).",
+    example: "env:^pr",
+  },
+  hasTag: { value: "tagExists", description: "The job has this tag.", example: "env" },
+  startAt: { value: "start", comparison: "eq", description: "startDateTime equals.", example: "2026-12-24T18:00:00Z" },
+  startBefore: { value: "start", comparison: "lt", description: "startDateTime is before.", example: "2027-01-01T00:00:00Z" },
+  startAtOrBefore: { value: "start", comparison: "lte", description: "startDateTime is at or before.", example: "2026-12-24T18:00:00Z" },
+  startAfter: { value: "start", comparison: "gt", description: "startDateTime is after.", example: "2026-12-01T00:00:00Z" },
+  startAtOrAfter: { value: "start", comparison: "gte", description: "startDateTime is at or after.", example: "2026-12-24T18:00:00Z" },
+  startWithin: {
+    value: "startWithin",
+    description: "startDateTime is within from/to (two RFC 3339 date-times).",
+    example: "2026-12-24T00:00:00Z/2026-12-25T00:00:00.5Z",
+  },
+} as const satisfies Readonly<Record<string, SearchFilter>>;
+
+export type SearchFilterName = keyof typeof SEARCH_FILTERS;
+
+/** The parameter of a filter: repeatable; a date-time where the filter compares one. */
+function filterParameter(filter: SearchFilter) {
+  const options = { description: `${filter.description} Repeatable.`, examples: [[filter.example]] };
+  return Type.Optional(filter.value === "start" ? Type.Array(Timestamp, options) : Type.Array(Type.String(), options));
+}
+
+type FilterParameters = { [Name in SearchFilterName]: ReturnType<typeof filterParameter> };
+
+const filterParameters = Object.fromEntries(
+  Object.entries(SEARCH_FILTERS).map(([name, filter]) => [name, filterParameter(filter)]),
+) as FilterParameters;
+
+/** The parameter that is not a filter. */
+export const LIMIT_DESCRIPTION = "Stop after this many jobs.";
 
 export const JobSearchQuery = Type.Object(
   {
-    id: many("Job id equals.", "encoder-1"),
-    idNot: many("Job id differs.", "encoder-2"),
-    idMatch: many(
-      "Job id matches this regular expression: RE2 syntax (https://github.com/google/re2/wiki/Syntax; no backreferences or " +
-        "lookaround), searched, not anchored (^...$ for the whole id), on Unicode code points, in time linear in the id. " +
-        "At most 1000 characters; a pattern RE2 cannot run, or too complex (over 5000 compiled instructions), is a 400 " +
-        "naming this parameter.",
-      "^encoder-",
-    ),
-    tag: many("Tag equals: name:value (the name is everything before the first colon; the value may contain colons).", "env:prod"),
-    tagNot: many("Tag differs: name:value.", "env:dev"),
-    tagMatch: many("Tag value matches a regular expression: name:regex, the regex as for idMatch (RE2 syntax, linear time).", "env:^pr"),
-    hasTag: many("The job has this tag.", "env"),
-    startAt: times("startDateTime equals.", "2026-12-24T18:00:00Z"),
-    startBefore: times("startDateTime is before.", "2027-01-01T00:00:00Z"),
-    startAtOrBefore: times("startDateTime is at or before.", "2026-12-24T18:00:00Z"),
-    startAfter: times("startDateTime is after.", "2026-12-01T00:00:00Z"),
-    startAtOrAfter: times("startDateTime is at or after.", "2026-12-24T18:00:00Z"),
-    startWithin: many("startDateTime is within from/to (two RFC 3339 date-times).", "2026-12-24T00:00:00Z/2026-12-25T00:00:00.5Z"),
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 2147483647, description: "Stop after this many jobs.", examples: [100] })),
+    ...filterParameters,
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 2147483647, description: LIMIT_DESCRIPTION, examples: [100] })),
   },
   { additionalProperties: false, $id: "JobSearchQuery", description: "Job search filters, combined with AND." },
 );
