@@ -31,6 +31,26 @@ describe("searchRequestFromQuery: GET /v1/jobs query string → JobSearchRequest
     expect(request.jobFilter[1]?.jobFilter).toMatchObject({ value: { comparison: { case: "gt", value: { seconds: 1767225600n } } } });
   });
 
+  // Written out here, not read from SEARCH_FILTERS: a wrong row of the table must fail this.
+  it.each([
+    ["id=j", "idFilter", "eq"],
+    ["idNot=j", "idFilter", "neq"],
+    ["idMatch=j", "idFilter", "re"],
+    ["tag=t:v", "tagFilter", "eq"],
+    ["tagNot=t:v", "tagFilter", "neq"],
+    ["tagMatch=t:v", "tagFilter", "re"],
+    ["hasTag=t", "tagFilter", "exists"],
+    ["startAt=2026-01-01T00:00:00Z", "dateFilter", "eq"],
+    ["startBefore=2026-01-01T00:00:00Z", "dateFilter", "lt"],
+    ["startAtOrBefore=2026-01-01T00:00:00Z", "dateFilter", "lte"],
+    ["startAfter=2026-01-01T00:00:00Z", "dateFilter", "gt"],
+    ["startAtOrAfter=2026-01-01T00:00:00Z", "dateFilter", "gte"],
+    ["startWithin=2026-01-01T00:00:00Z/2026-01-02T00:00:00Z", "dateFilter", "within"],
+  ])("reads %s as a %s, %s", (query, filter, comparison) => {
+    const [made] = searchRequestFromQuery(query).request.jobFilter;
+    expect(made?.jobFilter).toMatchObject({ case: filter, value: { comparison: { case: comparison } } });
+  });
+
   it("reads limit apart from the filters", () => {
     const { request, limit } = searchRequestFromQuery("limit=5&id=j");
     expect(limit).toBe(5);
