@@ -16,7 +16,7 @@
 // process (over a copy of the same data): the setup. The direct baseline still reads
 // the Manager's own process, and the gateway's CPU and memory then include its Manager's.
 // PEER_GATEWAY=<binary> adds the peer: a grpc-gateway build for this API (flags -listen and
-// -backend, the route POST /v1/jobs:search; see BENCHMARKS.md for how it is built), in front of
+// -backend, the route POST /v1/jobs:search; see docs/benchmarks.md for how it is built), in front of
 // the same Manager, listing with the same filter; its CPU and memory are reported as the
 // gateway's for its rows.
 import { execFileSync } from "node:child_process";

@@ -34,8 +34,8 @@ function define(object: Record<string, unknown>, key: string, value: unknown): v
 
 /**
  * `message` after `patch`, as a new message; `message` is not changed. The patch is applied to
- * the message's JSON (docs/ARCHITECTURE.md §4), and each top-level field it names is taken
- * from the result (a oneof member stands for its whole oneof); every other field, and the
+ * the message's JSON (docs/architecture.md, "JSON rules"), and each top-level field it names is
+ * taken from the result (a oneof member stands for its whole oneof); every other field, and the
  * unknown fields (a newer peer's), are kept exactly as they were. Throws a MirrorError when
  * the patched JSON is not a valid message.
  *

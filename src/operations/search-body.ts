@@ -6,7 +6,7 @@
 // pauses the Manager), and the gateway holds at most its buffers (about HIGH_WATER_MARK here,
 // grpc-js's 16 messages, the sockets') whatever the length of the list.
 //
-// Contracts (docs/ARCHITECTURE.md §5, Deadlines):
+// Contracts (docs/architecture.md, "Deadlines"):
 // - The search's call bounds each wait for the Manager (CallOptions.idleTimeoutMs); this body
 //   bounds each wait for the client: one that takes nothing for `stallTimeoutMs` while the body
 //   has more for it is cut, and its call cancelled.

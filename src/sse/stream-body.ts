@@ -70,7 +70,7 @@ export const LINGER_MS = 10_000;
  * the last write waits, at most this long, to go out with the events that follow it. Each
  * write is a system call per client; with a thousand clients and a hundred events a second,
  * writing each event on its own kept the gateway's CPU busy with writes alone and the clients
- * fell minutes behind (BENCHMARKS.md, Events). An event after a quiet spell goes out at once.
+ * fell minutes behind (docs/benchmarks.md, "Events"). An event after a quiet spell goes out at once.
  */
 export const WRITE_INTERVAL_MS = 100;
 

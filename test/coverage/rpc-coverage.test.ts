@@ -1,8 +1,9 @@
 // Every method of the Manager service has an HTTP route, so a new RPC in proto/ cannot be
 // forgotten: the test walks the generated descriptor (Manager.methods) and, for each method,
 // sends the request of its route (ROUTES) to a gateway whose Manager records the calls it
-// receives; the call must arrive, and the route must succeed. The routes table of docs/reference/http-api.md must
-// name every method too (and the OpenAPI document, once the gateway serves one).
+// receives; the call must arrive, and the route must succeed. The routes table of
+// docs/reference/http-api.md must name every method too (and the OpenAPI document, once the
+// gateway serves one).
 import { readFile } from "node:fs/promises";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { Manager } from "norsk-manager-contract/gen/norsk/api/manager_pb.js";
