@@ -65,7 +65,8 @@ export function citations(text: string): { path: string; heading: string }[] {
   return [...joined.matchAll(/((?:docs\/[\w./-]+|[A-Z]+)\.md),\s*"([^"]+)"/g)].map((m) => ({ path: m[1] ?? "", heading: m[2] ?? "" }));
 }
 
-const FILES = trackedFiles();
+/** Tracked files but this one, whose examples of stale references are stale on purpose. */
+const FILES = trackedFiles().filter((file) => file !== "test/repo/doc-links.test.ts");
 const MARKDOWN = FILES.filter((file) => file.endsWith(".md") && !file.startsWith("test/mutation/SCORES"));
 const text = (file: string): string => readFileSync(join(ROOT, file), "utf8");
 
