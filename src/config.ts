@@ -32,9 +32,9 @@ export const ConfigSchema = Type.Object(
       description: "deadline of a call, in ms; of a list or stream: of its start and of each gap in it",
     }),
     // Lists and event streams have no total deadline unless the client asks for one with
-    // Grpc-Timeout; this bounds what it may ask for. 5 minutes is 20 times what the issue's
-    // 100,000 jobs took through grpc-gateway (13 s), so a listing of a few million jobs fits,
-    // while a mistaken "Grpc-Timeout: 99999999H" is not forwarded to the Manager as a deadline.
+    // Grpc-Timeout; this bounds what it may ask for: long enough for a listing of millions of
+    // jobs (docs/benchmarks.md, "Listing 100,000 jobs"), while a mistaken
+    // "Grpc-Timeout: 99999999H" is not forwarded to the Manager as a deadline.
     maxRequestTimeoutMs: Type.Integer({
       minimum: 1,
       maximum: 86_400_000,
