@@ -18,7 +18,7 @@ export default tseslint.config(
     },
   },
   {
-    // Small functions (docs/ARCHITECTURE.md §7): a route's schema is a named constant, not a
+    // Small functions (docs/architecture.md, "Layout"): a route's schema is a named constant, not a
     // literal inside its plugin, so 60 lines is room for any function's logic.
     files: ["src/**/*.ts", "schemas/**/*.ts", "packages/*/src/**/*.ts"],
     rules: { "max-lines-per-function": ["error", { max: 60, skipBlankLines: true, skipComments: true }] },

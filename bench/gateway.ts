@@ -12,7 +12,7 @@
 // for the direct calls, "gateway" is this process, which makes them.
 //
 // PEER_GATEWAY=<binary>: a grpc-gateway build for this API (flags -listen and -backend; see
-// BENCHMARKS.md for how it is built). BENCH_GATEWAY_ARGS adds flags to our gateway (e.g.
+// docs/benchmarks.md for how it is built). BENCH_GATEWAY_ARGS adds flags to our gateway (e.g.
 // "--coalesce-reads off"); BENCH_ONLY=<text> runs only the scenarios whose name contains it.
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -36,7 +36,7 @@ const GATEWAY_ARGS = (process.env.BENCH_GATEWAY_ARGS ?? "").split(" ").filter((a
 const JOBS = 64;
 const GROUPS = 16;
 
-/** One job in our JSON: the Job mirror (docs/ARCHITECTURE.md §3). */
+/** One job in our JSON: the Job mirror (docs/architecture.md, "The contract: proto/"). */
 const ourJob = (i: number): Record<string, unknown> => ({
   jobId: `bench-${i}`,
   startDateTime: "2026-12-24T18:00:00.123456789Z",

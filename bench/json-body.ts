@@ -40,7 +40,7 @@ console.log(`job body of ${bytes.length} bytes, best of 3 x ${BATCHES} batches o
 console.log(`  fastify's JSON parser  ${results.fastify.toFixed(2)} µs`);
 console.log(`  parseJsonBody          ${results.strict.toFixed(2)} µs  (${(results.strict / results.fastify).toFixed(2)}x)`);
 
-// Hostile bodies (issue 29, row 4): what a malformed body costs the gateway from its bytes to
+// Hostile bodies: what a malformed body costs the gateway from its bytes to
 // its problem+json answer, through the whole app (app.inject: routing, parsing, validation, the
 // problem and its serialization; no Manager is called for a 400). CPU time of the process per
 // request, best of HOSTILE_ROUNDS, and the answer's size.

@@ -1,6 +1,6 @@
-// npm run bench:list: the listing of issue 16. 100,000 jobs (one service each, tag env:prod)
-// seeded straight into the reference Manager's SQLite file, then listed with the issue's
-// filter three ways, in alternating rounds of one run:
+// npm run bench:list: a long listing. 100,000 jobs (one service each, tag env:prod) seeded
+// straight into the reference Manager's SQLite file, then listed with the filter tag=env:prod
+// three ways, in alternating rounds of one run:
 //   - direct: the Manager's JobSearch stream, read by our grpc-js client (messages decoded, as
 //     the gateway decodes them): the baseline;
 //   - GET /v1/jobs?tag=env:prod as NDJSON, and as JSON, through the gateway, read by node's
@@ -13,10 +13,10 @@
 // one, e.g. an older commit unpacked with `git archive`; BENCH_GATEWAY_ARGS adds gateway flags
 // (e.g. "--request-timeout 600000" for a build whose deadline would cut the list).
 // BENCH_EMBEDDED=1 runs the gateway as `npm start` does, with the Manager embedded in its
-// process (over a copy of the same data): the issue's setup. The direct baseline still reads
+// process (over a copy of the same data): the setup of a single `npm start`. The direct baseline still reads
 // the Manager's own process, and the gateway's CPU and memory then include its Manager's.
 // PEER_GATEWAY=<binary> adds the peer: a grpc-gateway build for this API (flags -listen and
-// -backend, the route POST /v1/jobs:search; see BENCHMARKS.md for how it is built), in front of
+// -backend, the route POST /v1/jobs:search; see docs/benchmarks.md for how it is built), in front of
 // the same Manager, listing with the same filter; its CPU and memory are reported as the
 // gateway's for its rows.
 import { execFileSync } from "node:child_process";
@@ -77,7 +77,7 @@ async function measured(target: string, gateway: Child, manager: Child, list: ()
   }
 }
 
-/** GET the issue's listing through the gateway; counts jobs without parsing them. */
+/** GET the listing through the gateway; counts jobs without parsing them. */
 function viaGateway(url: string, ndjson: boolean): Promise<{ jobs: number; end: string }> {
   const headers: Record<string, string> = ndjson ? { accept: "application/x-ndjson" } : {};
   return counted(`${url}/v1/jobs?tag=env:prod`, { headers }, ndjson ? "\n" : '{"jobId":', ndjson);

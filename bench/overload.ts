@@ -25,7 +25,7 @@ const JOBS = 64;
 const PATHS = Array.from({ length: JOBS }, (_, i) => `/v1/jobs/bench-${String(i)}`);
 
 // The default threshold (1000 ms) is left out: on this machine it shed nothing up to 4 times
-// the capacity (BENCHMARKS.md), so it measures as "off" does, and the run must stay short.
+// the capacity (docs/benchmarks.md), so it measures as "off" does, and the run must stay short.
 const SETTINGS: Readonly<Record<string, readonly string[]>> = {
   "shedding off": ["--shed-event-loop-delay", "0"],
   "low (50 ms)": ["--shed-event-loop-delay", "50"],

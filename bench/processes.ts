@@ -78,7 +78,7 @@ export function rssKiB(pid: number): number {
 }
 
 /**
- * The peer, a grpc-gateway build for this API (flags -listen and -backend; see BENCHMARKS.md for
+ * The peer, a grpc-gateway build for this API (flags -listen and -backend; see docs/benchmarks.md for
  * how it is built), on a free loopback port in front of `backend`.
  */
 export async function startPeer(binary: string, backend: string): Promise<Child> {

@@ -1,5 +1,6 @@
-// Shared primitives of the JSON mirror (docs/ARCHITECTURE.md §4) as TypeBox schemas, plus the RFC 9457
-// problem. Each schema says in JSON Schema what src/json accepts and emits; TypeScript types
+// Shared primitives of the JSON mirror (docs/architecture.md, "JSON rules") as TypeBox schemas,
+// plus the RFC 9457 problem. Each schema says in JSON Schema what src/json accepts and emits;
+// TypeScript types
 // are derived with Static<>, never written by hand.
 import { Type } from "@sinclair/typebox";
 import type { Static, TSchema, TUnsafe } from "@sinclair/typebox";
@@ -31,8 +32,8 @@ export interface ComponentMark {
 }
 
 /**
- * `schema` as the component `name` (docs/ARCHITECTURE.md §7). Composed into other schemas as it
- * is, copies and all: validation sees one self-contained schema per route, with no $id and no
+ * `schema` as the component `name` (docs/architecture.md, "Layout"). Composed into other schemas as
+ * it is, copies and all: validation sees one self-contained schema per route, with no $id and no
  * $ref, while the OpenAPI document shows the component once and refers to it everywhere else.
  */
 export function named<T extends TSchema>(schema: T, name: string): T {

@@ -1,5 +1,6 @@
-// The job resource: norsk.api.manager.Job as the SDK's `Job` interface in JSON (docs/ARCHITECTURE.md §2, §4).
-// `Job` is what the gateway returns: `required` lists exactly the always-emitted fields.
+// The job resource: norsk.api.manager.Job as the SDK's `Job` interface in JSON
+// (docs/architecture.md, "The job, as the SDK sees it" and "JSON rules"). `Job` is what the gateway
+// returns: `required` lists exactly the always-emitted fields.
 // JobInput and JobPatch are derived from it (variants.ts), so each field is described once.
 import { Type } from "@sinclair/typebox";
 import type { Static } from "@sinclair/typebox";

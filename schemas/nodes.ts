@@ -1,7 +1,8 @@
 // Nodes: the request bodies of CreateAwsNode, CreateOciNode and UpdatePhysicalNode, and the
 // node descriptions that events carry (NodeMetadata, RunningNodeMetadata, PhysicalNode), as
-// the mirror writes them (docs/ARCHITECTURE.md §4): inside these messages every scalar, map and repeated
-// field is emitted, while sub-messages, flattened ids and oneof members only when set.
+// the mirror writes them (docs/architecture.md, "JSON rules"): inside these messages every scalar,
+// map and repeated field is emitted, while sub-messages, flattened ids and oneof members only when
+// set.
 import { Type } from "@sinclair/typebox";
 import type { Static } from "@sinclair/typebox";
 import { IdOf, StringMap, Timestamp, doc, named } from "./common.js";

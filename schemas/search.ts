@@ -1,5 +1,6 @@
-// Query parameters of GET /v1/jobs (docs/ARCHITECTURE.md §5). Filters are repeatable and AND-ed. The order of
-// the filters is the order of the parameters in the query string, which a parsed query object
+// Query parameters of GET /v1/jobs (docs/architecture.md, "HTTP surface"). Filters are repeatable
+// and AND-ed. The order of the filters is the order of the parameters in the query string, which a
+// parsed query object
 // cannot carry; src/operations/search-query.ts reads the raw query string, and this schema documents and
 // validates the same parameters, both from the one table SEARCH_FILTERS. The examples all match the job of the OpenAPI document's
 // examples (src/openapi/examples.ts): Swagger UI sends every one of them.

@@ -9,7 +9,7 @@
 //   optional and nullable (null removes it), map values too (null removes the key); arrays
 //   are replaced whole, so they take the input form.
 //
-// Each form of a component is a component too (docs/ARCHITECTURE.md §7): the input form of
+// Each form of a component is a component too (docs/architecture.md, "Layout"): the input form of
 // Service is ServiceInput, its merge-patch form ServicePatch, wherever a copy of Service is.
 import { isDeepStrictEqual } from "node:util";
 import { OptionalKind, Type, TypeGuard } from "@sinclair/typebox";

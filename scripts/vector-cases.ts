@@ -1,12 +1,14 @@
 // The JSON ⇄ protobuf vectors' cases. Each case pairs the JSON the mirror must produce (written
-// by hand, from the rules of docs/ARCHITECTURE.md §4) with a message built by the official
+// by hand, from the rules of docs/architecture.md, "JSON rules") with a message built by the
+// official
 // @norskvideo/norsk-api 1.0.384 package: its own generated classes and its own protobuf runtime,
 // an implementation independent of ours. scripts/vectors.ts encodes those messages into
 // test/fixtures/vectors.json; test/json/vectors.test.ts runs every vector against our mirror,
 // and test/json/vectors-fresh.test.ts fails when the file is not what these cases make.
 //
-// Job fields 16-25 are this project's own (docs/ARCHITECTURE.md §3), unknown to 1.0.384, so they
-// are written with that package's BinaryWriter, field by field, after the fields it knows: the
+// Job fields 16-25 are this project's own (docs/architecture.md, "The contract: proto/"), unknown
+// to 1.0.384, so they are written with that package's BinaryWriter, field by field, after the
+// fields it knows: the
 // same bytes a peer that knows them would send, in field-number order.
 import { createRequire } from "node:module";
 import type * as ApiPb from "@norskvideo/norsk-api/lib/manager_pb.js";
@@ -212,7 +214,7 @@ export const MESSAGE_CASES: readonly MessageCase[] = [
   {
     name: "the newer fields 16-25, all set; launchConfigJson present but empty",
     type: "norsk.api.manager.Job",
-    note: 'Field numbers are this project\'s own (docs/ARCHITECTURE.md §3). launchConfigJson is proto3 optional: the tag with length 0 means "present, empty", and the JSON keeps "". templateLaunchDefaultsJson is set. norskCpuList is packed.',
+    note: 'Field numbers are this project\'s own (docs/architecture.md, "The contract: proto/"). launchConfigJson is proto3 optional: the tag with length 0 means "present, empty", and the JSON keeps "". templateLaunchDefaultsJson is set. norskCpuList is packed.',
     json: jobJson({
       jobId: "j-new",
       cloud: "oci",

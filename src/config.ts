@@ -1,5 +1,6 @@
-// Configuration: flag, then environment variable, then default (docs/ARCHITECTURE.md §5). The TypeBox schema
-// is the single source of each setting's type, range, default and help text; the Config type
+// Configuration: flag, then environment variable, then default (docs/architecture.md,
+// "Configuration"). The TypeBox schema is the single source of each setting's type, range, default and
+// help text; the Config type
 // is derived from it, and a value that fails it stops start-up with one line naming it.
 import { parseArgs } from "node:util";
 import { Type } from "@sinclair/typebox";
@@ -31,9 +32,9 @@ export const ConfigSchema = Type.Object(
       description: "deadline of a call, in ms; of a list or stream: of its start and of each gap in it",
     }),
     // Lists and event streams have no total deadline unless the client asks for one with
-    // Grpc-Timeout; this bounds what it may ask for. 5 minutes is 20 times what the issue's
-    // 100,000 jobs took through grpc-gateway (13 s), so a listing of a few million jobs fits,
-    // while a mistaken "Grpc-Timeout: 99999999H" is not forwarded to the Manager as a deadline.
+    // Grpc-Timeout; this bounds what it may ask for: long enough for a listing of millions of
+    // jobs (docs/benchmarks.md, "Listing 100,000 jobs"), while a mistaken
+    // "Grpc-Timeout: 99999999H" is not forwarded to the Manager as a deadline.
     maxRequestTimeoutMs: Type.Integer({
       minimum: 1,
       maximum: 86_400_000,
@@ -56,7 +57,7 @@ export const ConfigSchema = Type.Object(
       Type.String({ pattern: "^https?://[^\\s]+$", description: "OTLP/HTTP collector (http://host:4318): traces are exported to its /v1/traces; unset: no tracing" }),
     ),
     // On by default: one line per request is what an operator reads first, and costs little
-    // (BENCHMARKS.md); "errors" keeps only 4xx, 5xx and cut answers. Logged at info.
+    // (docs/benchmarks.md, "Telemetry"); "errors" keeps only 4xx, 5xx and cut answers. Logged at info.
     accessLog: Type.Union([Type.Literal("on"), Type.Literal("errors"), Type.Literal("off")], {
       default: "on",
       description: "one JSON log line per request at info: on, errors (4xx, 5xx, cut) or off; never for probes",
@@ -107,7 +108,7 @@ export const ConfigSchema = Type.Object(
       description: "what a client of --rate-limit is: its address, or its Authorization header (its address without one)",
     }),
     // Several processes on one port (src/cluster.ts); one by default, as a replica behind a
-    // load balancer is the first way to use more cores (README "Deploying").
+    // load balancer is the first way to use more cores (docs/operations/deploying.md).
     workers: Type.String({
       pattern: "^(auto|[1-9][0-9]{0,2})$",
       default: "1",

@@ -1,5 +1,6 @@
-// What an HTTP request carries into its gRPC call (docs/ARCHITECTURE.md §5): a deadline, the
-// allow-listed metadata, and a signal that fires when the HTTP client goes away. The headers
+// What an HTTP request carries into its gRPC call (docs/architecture.md, "HTTP surface"): a
+// deadline, the allow-listed metadata, and a signal that fires when the HTTP client goes away. The
+// headers
 // that reach the Manager are checked first: a malformed Grpc-Timeout, or a header gRPC metadata
 // cannot carry, is a 400 naming it, never silently ignored and never an exception inside grpc-js.
 import type { IncomingHttpHeaders, ServerResponse } from "node:http";
@@ -102,7 +103,7 @@ export interface CallContextInput {
 }
 
 /**
- * A call answered in one piece (docs/ARCHITECTURE.md §5, Deadlines): its deadline is the
+ * A call answered in one piece (docs/architecture.md, "Deadlines"): its deadline is the
  * request timeout, or the request's Grpc-Timeout when that is shorter. A longer Grpc-Timeout
  * changes nothing: such a call takes milliseconds, and a Manager that does not answer within
  * the configured deadline is failing.
@@ -123,7 +124,7 @@ export interface StreamContextInput extends CallContextInput {
 }
 
 /**
- * A list or stream read as the Manager sends it (docs/ARCHITECTURE.md §5, Deadlines): the
+ * A list or stream read as the Manager sends it (docs/architecture.md, "Deadlines"): the
  * request timeout bounds the wait for the first result and for each next one (idleTimeoutMs),
  * not the whole; the whole has a deadline only when the request's Grpc-Timeout sets one, which
  * may be longer than the request timeout, up to maxRequestTimeoutMs. Infinity: no deadline.
@@ -161,7 +162,7 @@ export function callOptionsFor(request: FastifyRequest, reply: FastifyReply, req
   });
 }
 
-/** What bounds the calls of a request: the deadlines of docs/ARCHITECTURE.md §5. */
+/** What bounds the calls of a request: the deadlines of (docs/reference/http-api.md, "Deadlines"). */
 export interface Deadlines {
   /** A call's deadline; of a list or stream, the bound of its start and of each gap. In ms. */
   readonly requestTimeoutMs: number;

@@ -1,5 +1,6 @@
-// Entity tags and conditional requests for jobs (docs/ARCHITECTURE.md, Versions and preconditions;
-// RFC 9110, Conditional Requests). A job's ETag is its currentHash, quoted: "-9223372036854775808".
+// Entity tags and conditional requests for jobs (docs/architecture.md, "Versions and
+// preconditions"; RFC 9110, Conditional Requests). A job's ETag is its currentHash, quoted:
+// "-9223372036854775808".
 // Only strong tags name a hash. This file reads the headers; what a write does with them is in
 // src/operations/ (job-access.ts and the job-* files).
 import { STRONG_ENTITY_TAG } from "norsk-manager-contract/lexical/entity-tag.js";

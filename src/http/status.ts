@@ -1,5 +1,6 @@
-// The one table of the ways a request fails (docs/ARCHITECTURE.md §5): each gRPC status code,
-// and each reason HTTP itself gives for a refusal that has no gRPC code, with the HTTP status it
+// The one table of the ways a request fails (docs/architecture.md, "HTTP surface"): each gRPC
+// status code, and each reason HTTP itself gives for a refusal that has no gRPC code, with the HTTP
+// status it
 // is answered with. Everything else is derived from it: the status of a problem, its `code`,
 // the detail a 5xx says instead of the Manager's message, the OpenAPI descriptions of the error
 // responses (routes name failures, never statuses: src/http/responses.ts) and the problem

@@ -2,7 +2,8 @@
 // chunking, Content-Length with Transfer-Encoding, headers over the size limit), the router
 // refusing the URL (malformed percent-encoding, an over-long segment), and expectations node
 // would answer itself. Left alone, node and fastify answer these in their own formats, some
-// quoting the URL back; here they are problems like every other answer (docs/ARCHITECTURE.md §5).
+// quoting the URL back; here they are problems like every other answer (docs/architecture.md, "HTTP
+// surface").
 //
 // Such a problem never quotes the request. Its `instance` is not the URL (there may be none that
 // could be read, or it is the very thing that is wrong) but `urn:uuid:<uuid>`, a fresh identifier

@@ -1,5 +1,6 @@
-// Reads a request body as JSON, strictly (docs/ARCHITECTURE.md §4). JSON.parse alone is lenient
-// where a gateway must not be: it keeps the last of two equal keys ({"jobId":"a","jobId":"b"}
+// Reads a request body as JSON, strictly (docs/architecture.md, "JSON rules"). JSON.parse alone is
+// lenient where a gateway must not be: it keeps the last of two equal keys
+// ({"jobId":"a","jobId":"b"}
 // is stored as "b"), and text decoded from invalid UTF-8 carries U+FFFD instead of the bytes
 // sent. So the bytes are checked to be UTF-8 first and parsed once with JSON.parse; then the
 // keys the text writes are counted (a search for `":` over it) against the keys the value holds

@@ -1,5 +1,6 @@
-// Enum codecs (docs/ARCHITECTURE.md §4): a value is its name in lower case ("previous_recommended"). A number
-// this gateway does not know (a newer Manager's value) travels as a JSON integer both ways, so
+// Enum codecs (docs/architecture.md, "JSON rules"): a value is its name in lower case
+// ("previous_recommended"). A number this gateway does not know (a newer Manager's value) travels
+// as a JSON integer both ways, so
 // it is never dropped or turned into 0. A known value sent as a number is refused: its name is
 // the one spelling, which keeps JSON → protobuf → JSON the identity.
 import type { DescEnum } from "@bufbuild/protobuf";

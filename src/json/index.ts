@@ -1,4 +1,4 @@
-// The JSON mirror's public API (docs/ARCHITECTURE.md §4).
+// The JSON mirror's public API (docs/architecture.md, "JSON rules").
 export { messageFromJson, messageToJson } from "./mirror.js";
 export { jobFromJson, jobToJson } from "./job.js";
 export { applyMergePatch, mergePatchMessage } from "./merge-patch.js";

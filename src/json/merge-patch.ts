@@ -34,8 +34,8 @@ function define(object: Record<string, unknown>, key: string, value: unknown): v
 
 /**
  * `message` after `patch`, as a new message; `message` is not changed. The patch is applied to
- * the message's JSON (docs/ARCHITECTURE.md §4), and each top-level field it names is taken
- * from the result (a oneof member stands for its whole oneof); every other field, and the
+ * the message's JSON (docs/architecture.md, "JSON rules"), and each top-level field it names is
+ * taken from the result (a oneof member stands for its whole oneof); every other field, and the
  * unknown fields (a newer peer's), are kept exactly as they were. Throws a MirrorError when
  * the patched JSON is not a valid message.
  *
@@ -43,8 +43,8 @@ function define(object: Record<string, unknown>, key: string, value: unknown): v
  * oneofs, so that setting a second member still conflicts) go to JSON and back. The other
  * fields are not converted and not copied: the new message shares their values with
  * `message`, so neither may be changed in place afterwards (the PATCH route writes the new one
- * and drops the old). A whole-message round trip and deep copy cost some 65 µs on a job of six
- * services, against some 7 µs for a one-field patch (`npm run bench:steps`).
+ * and drops the old). A PATCH therefore costs what the patch names, not what the job holds
+ * (`npm run bench:steps` measures it).
  */
 export function mergePatchMessage<Desc extends DescMessage>(schema: Desc, message: MessageShape<Desc>, patch: Readonly<Record<string, unknown>>): MessageShape<Desc> {
   const fields = fieldsByJsonName(schema);

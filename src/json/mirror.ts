@@ -1,5 +1,6 @@
-// The JSON mirror (docs/ARCHITECTURE.md §4): one generic, descriptor-driven converter between protobuf-es
-// messages and JSON values. Each message type is compiled once, on first use, into a plan of
+// The JSON mirror (docs/architecture.md, "JSON rules"): one generic, descriptor-driven converter
+// between protobuf-es messages and JSON values. Each message type is compiled once, on first use,
+// into a plan of
 // closures (one emitter and one reader per field) cached by type name, so converting a message
 // walks the plan, never the descriptors. Type-specific knowledge lives in presence.ts.
 import { create } from "@bufbuild/protobuf";

@@ -1,8 +1,9 @@
 // Which message types are flattened, and where output presence departs from the general rule.
 // Everything the mirror knows about particular types is in this file; mirror.ts is generic.
 //
-// General output rule (docs/ARCHITECTURE.md §4, "inside nested messages"): scalar, enum, repeated and map
-// fields are always emitted, zero values included; sub-messages, flattened wrappers, proto3
+// General output rule (docs/architecture.md, "JSON rules", inside nested messages): scalar, enum,
+// repeated and map fields are always emitted, zero values included; sub-messages, flattened
+// wrappers, proto3
 // `optional` scalars and oneof members are emitted only when set.
 
 /**
@@ -27,8 +28,9 @@ export const FLATTENED_WRAPPERS: ReadonlySet<string> = new Set([
 export type PresenceOverride = "required" | "omitEmpty";
 
 /**
- * The SDK's `Job` interface (docs/ARCHITECTURE.md §2) marks some fields optional and some required, unlike
- * the nested types, which have no optional markers. Keys are JSON names.
+ * The SDK's `Job` interface (docs/architecture.md, "The job, as the SDK sees it") marks some fields
+ * optional and some required, unlike the nested types, which have no optional markers. Keys are
+ * JSON names.
  */
 const JOB: Readonly<Record<string, PresenceOverride>> = {
   // Required in the interface but message-typed on the wire, so "unset" must still print: as

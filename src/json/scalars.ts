@@ -1,5 +1,6 @@
-// Scalar codecs (docs/ARCHITECTURE.md §4). 64-bit integers are decimal strings, because a JSON number is a
-// double and silently loses digits beyond 2^53; every other scalar is its JSON counterpart.
+// Scalar codecs (docs/architecture.md, "JSON rules"). 64-bit integers are decimal strings, because
+// a JSON number is a double and silently loses digits beyond 2^53; every other scalar is its JSON
+// counterpart.
 // Input is exact: no type coercion ("1" is not 1), so that every value the gateway accepts is
 // one it would emit itself, and JSON → protobuf → JSON is the identity.
 import { ScalarType } from "@bufbuild/protobuf";

@@ -1,5 +1,6 @@
-// google.protobuf.Timestamp ⇄ RFC 3339 (docs/ARCHITECTURE.md §4). Computed in integers from the seconds and
-// nanos: Date has millisecond precision (timestampDate() drops the last six digits) and
+// google.protobuf.Timestamp ⇄ RFC 3339 (docs/architecture.md, "JSON rules"). Computed in integers
+// from the seconds and nanos: Date has millisecond precision (timestampDate() drops the last six
+// digits) and
 // Date.parse accepts impossible dates such as Feb 30 by rolling them over.
 import { create } from "@bufbuild/protobuf";
 import { TimestampSchema } from "@bufbuild/protobuf/wkt";

@@ -1,4 +1,4 @@
-// Component schemas: one per message, enum and stream line (docs/ARCHITECTURE.md §7). The
+// Component schemas: one per message, enum and stream line (docs/architecture.md, "Layout"). The
 // schemas of schemas/ are composed from one another as they are, so every route's schema is
 // self-contained for fastify's validators and serializers, untouched here. A component mark
 // (schemas/common.ts `named()`) on each schema and each of its copies says which component

@@ -1,5 +1,5 @@
 // The gRPC calls behind the job routes, in the Manager's terms: find one job, and write one
-// with the preconditions of docs/ARCHITECTURE.md (Versions and preconditions) turned into the
+// with the preconditions of (docs/architecture.md, "Versions and preconditions") turned into the
 // Manager's test-and-set.
 //
 // UpdateJob's current_hash 0 means "no test": an If-Match entity tag is therefore never sent as

@@ -54,7 +54,7 @@ export async function patchWithRetries(
  * when given, was checked against that same hash). LOST_RACE when another writer came between.
  * A job that does not exist is a 404, or with If-Match a 412, as for every conditional write.
  * A job whose hash is 0 has nothing to test: without If-Match it is written as merged, blind
- * to a writer elsewhere that came between (docs/ARCHITECTURE.md, Versions and preconditions).
+ * to a writer elsewhere that came between (docs/architecture.md, "Versions and preconditions").
  */
 async function patchOnce(
   client: ManagerClient,

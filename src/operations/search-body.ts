@@ -6,7 +6,7 @@
 // pauses the Manager), and the gateway holds at most its buffers (about HIGH_WATER_MARK here,
 // grpc-js's 16 messages, the sockets') whatever the length of the list.
 //
-// Contracts (docs/ARCHITECTURE.md §5, Deadlines):
+// Contracts (docs/architecture.md, "Deadlines"):
 // - The search's call bounds each wait for the Manager (CallOptions.idleTimeoutMs); this body
 //   bounds each wait for the client: one that takes nothing for `stallTimeoutMs` while the body
 //   has more for it is cut, and its call cancelled.
@@ -48,14 +48,14 @@ export interface SearchBodyOptions {
   readonly onFailure?: (error: unknown) => void;
 }
 
-/** Bytes this body holds for the client before it stops pulling jobs: some 150 jobs. */
+/** Bytes this body holds for the client before it stops pulling jobs. */
 export const HIGH_WATER_MARK = 64 * 1024;
 
 /**
  * Jobs go to the response in batches of about this many characters, or of what came when no
- * more has for FLUSH_AFTER_MS: one write per job cost a third of the gateway's time in writev
- * alone. (grpc-js hands messages over a few per event-loop turn, so a batch flushed at the end
- * of each turn was still a handful of jobs.)
+ * more has for FLUSH_AFTER_MS: a write per job would spend much of the gateway's time in
+ * writev alone. (grpc-js hands messages over a few per event-loop turn, so a batch flushed at
+ * the end of each turn would still be a handful of jobs.)
  */
 const BATCH_CHARS = 16 * 1024;
 const FLUSH_AFTER_MS = 5;

@@ -1,5 +1,6 @@
-// GET /v1/jobs query string → JobSearchRequest (docs/ARCHITECTURE.md §5). Read from the raw query string,
-// because the filters keep the order of the parameters, which a parsed query object (one array
+// GET /v1/jobs query string → JobSearchRequest (docs/architecture.md, "HTTP surface"). Read from
+// the raw query string, because the filters keep the order of the parameters, which a parsed query
+// object (one array
 // per name) has lost. Timestamps are read by the mirror's RFC 3339 parser.
 import { create } from "@bufbuild/protobuf";
 import type { MessageInitShape } from "@bufbuild/protobuf";

@@ -1,5 +1,5 @@
-// A job's running instances (docs/ARCHITECTURE.md §5): list them (JobSearch), start one (StartJob), stop one
-// (StopJob).
+// A job's running instances (docs/architecture.md, "HTTP surface"): list them (JobSearch), start
+// one (StartJob), stop one (StopJob).
 import type { FastifyPluginCallbackTypebox } from "@fastify/type-provider-typebox";
 import { create } from "@bufbuild/protobuf";
 import { RunningJobSchema } from "norsk-manager-contract/gen/norsk/api/manager_pb.js";

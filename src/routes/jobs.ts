@@ -1,5 +1,6 @@
-// The job resource (docs/ARCHITECTURE.md, HTTP surface): create, read, replace, merge-patch, delete, complete. Each
-// route makes one gRPC call, except PATCH (read, then test-and-set write, retried), a DELETE
+// The job resource (docs/architecture.md, "HTTP surface"): create, read, replace, merge-patch,
+// delete, complete. Each route makes one gRPC call, except PATCH (read, then test-and-set write,
+// retried), a DELETE
 // with an entity tag (read, fence, delete: job-delete.ts), a complete with one (read, then
 // complete: job-complete.ts), a PUT with If-Match "0" (a read, to say why it fails:
 // job-access.ts) and a create that meets an existing job (read, to tell a safe retry from a

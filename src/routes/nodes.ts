@@ -1,5 +1,6 @@
-// Nodes (docs/ARCHITECTURE.md §5): create an AWS or OCI node, terminate a node, register or update a
-// physical node. Each route makes one gRPC call. Creating and terminating are accepted (202):
+// Nodes (docs/architecture.md, "HTTP surface"): create an AWS or OCI node, terminate a node,
+// register or update a physical node. Each route makes one gRPC call. Creating and terminating are
+// accepted (202):
 // the node starts or stops later, which GET /v1/events reports (nodeStarting, nodeStarted,
 // nodeStopping, nodeStopped). The bodies are the request messages through the mirror.
 import { Type } from "@sinclair/typebox";

@@ -36,7 +36,8 @@ export const SERVER_LIMITS_DEFAULTS: ServerLimits = {
   // Longer than the 60 s idle timeout of common load balancers (AWS ALB, nginx), so the balancer
   // closes an idle connection first and never reuses one the gateway is closing (a 502).
   idleTimeoutMs: 72_000,
-  // 10 times the 1,000 event-stream clients benchmarked (about 38 KiB each, so some 400 MiB here).
+  // Ten times the event-stream clients bench:events holds, within the memory of a small
+  // container at what each idle client costs (docs/benchmarks.md, "Events").
   maxConnections: 10_000,
   // What browsers allow themselves per connection; the cap makes --max-connections bound HTTP/2.
   maxStreams: 100,
@@ -56,8 +57,8 @@ export function serverOptions(limits: ServerLimits): LimitOptions {
     http: {
       headersTimeout: limits.headerTimeoutMs,
       requestTimeout: limits.bodyTimeoutMs,
-      // Node checks both timeouts on this interval (30 s by default, which made a 60 s header
-      // timeout fire after up to 90 s); a quarter of the shorter keeps them within 25 %.
+      // Node checks both timeouts on this interval (by default one that lets a timeout fire
+      // up to that much late); a quarter of the shorter keeps them within 25 %.
       connectionsCheckingInterval: checkingInterval(limits),
       // node would answer a missing Host with an empty 400 of its own; app.ts's onRequest hook
       // answers it as a problem instead.

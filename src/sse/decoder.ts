@@ -1,6 +1,6 @@
 // Stream messages (EventStreamEvent, NorskStatusEvent: each a oneof of messages) as events: the
-// set member's JSON name and that member mirrored (docs/ARCHITECTURE.md §4) as JSON text. The names and
-// shapes are those of the rest of the API, derived from the descriptors.
+// set member's JSON name and that member mirrored (docs/architecture.md, "JSON rules") as JSON
+// text. The names and shapes are those of the rest of the API, derived from the descriptors.
 //
 // Every client of a stream receives the same messages on its own gRPC call, byte for byte, so
 // the result is kept for recent messages, keyed by their bytes: a change seen by a thousand

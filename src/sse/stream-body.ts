@@ -69,8 +69,8 @@ export const LINGER_MS = 10_000;
  * The least time between two writes of events to one client: an event that comes sooner after
  * the last write waits, at most this long, to go out with the events that follow it. Each
  * write is a system call per client; with a thousand clients and a hundred events a second,
- * writing each event on its own kept the gateway's CPU busy with writes alone and the clients
- * fell minutes behind (BENCHMARKS.md, Events). An event after a quiet spell goes out at once.
+ * writing each event on its own keeps the gateway's CPU busy with writes alone and the clients
+ * fall behind (docs/benchmarks.md, "Events"). An event after a quiet spell goes out at once.
  */
 export const WRITE_INTERVAL_MS = 100;
 

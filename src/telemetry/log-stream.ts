@@ -1,6 +1,6 @@
 // Where the command's log lines go: standard output, in batches. With the access log on, every
-// request makes a line; written one by one, each line costs a write of its own, some 5% of the
-// CPU of a request served from a shared read (BENCHMARKS.md). Lines are held for at most
+// request makes a line; written one by one, each line would cost a system call of its own, a
+// share of a cheap request's CPU (docs/benchmarks.md, "Telemetry"). Lines are held for at most
 // FLUSH_AFTER_MS and written together: a person reading the log sees no delay, and under load a
 // write carries tens of lines. The writes are asynchronous (sonic-boom, as pino's own
 // destination); what is waiting when the process exits is written before it does.

@@ -1,4 +1,4 @@
-// The gateway's Prometheus metrics (README "Metrics" tables each one): one registry per gateway,
+// The gateway's Prometheus metrics (docs/operations/metrics.md tables each one): one registry per gateway,
 // not prom-client's global one, so that several gateways in one process (the tests) count
 // apart. Every label has a bounded set of values: route templates, never paths; gRPC method
 // and code names; stream formats. What feeds them lives beside this file: the HTTP hook

@@ -1,8 +1,9 @@
 // Every method of the Manager service has an HTTP route, so a new RPC in proto/ cannot be
 // forgotten: the test walks the generated descriptor (Manager.methods) and, for each method,
 // sends the request of its route (ROUTES) to a gateway whose Manager records the calls it
-// receives; the call must arrive, and the route must succeed. The README's routes table must
-// name every method too (and the OpenAPI document, once the gateway serves one).
+// receives; the call must arrive, and the route must succeed. The routes table of
+// docs/reference/http-api.md must name every method too (and the OpenAPI document, once the
+// gateway serves one).
 import { readFile } from "node:fs/promises";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { Manager } from "norsk-manager-contract/gen/norsk/api/manager_pb.js";
@@ -97,11 +98,12 @@ describe("every Manager RPC has an HTTP route", () => {
     expect(Object.keys(ROUTES).sort()).toEqual(methods.map(([name]) => name).sort());
   });
 
-  it.each(methods)("%s is in the README's routes table", async (name) => {
-    const readme = await readFile("README.md", "utf8");
-    const table = readme.slice(readme.indexOf("## Routes"));
+  it.each(methods)("%s is in the routes table of docs/reference/http-api.md", async (name) => {
+    const reference = await readFile("docs/reference/http-api.md", "utf8");
+    const start = reference.indexOf("## Routes");
+    const table = reference.slice(start, reference.indexOf("\n## ", start + 1));
     const rows = table.split("\n").filter((line) => line.startsWith("|"));
-    expect(rows.some((row) => row.split("|")[2]?.includes(name)), `README routes table has no row for ${name}`).toBe(true);
+    expect(rows.some((row) => row.split("|")[2]?.includes(name)), `the routes table has no row for ${name}`).toBe(true);
   });
 
   it("gives every RPC an operation of its own name in the OpenAPI document, once there is one", async (context) => {

@@ -1,4 +1,4 @@
-// The README's "Deploying" section is executable where it can be: the block marked as run by
+// The deploying guide (docs/operations/deploying.md) is executable where it can be: the block marked as run by
 // this test is run by bash, line for line, with three declared substitutions (a folder of the
 // test's own for /tmp, a Manager it starts for manager.example.com:6790, port 0) and npm's
 // install scripts off, so that `npm pack` does not rebuild dist/ under the other tests. The
@@ -14,11 +14,10 @@ import { IN_MEMORY, startManager } from "norsk-reference-manager";
 import type { RunningManager } from "norsk-reference-manager";
 import { readDockerfile } from "../helpers/dockerfile.js";
 
-const README = readFileSync("README.md", "utf8");
-const SECTION = README.slice(README.indexOf("## Deploying"), README.indexOf("\n## ", README.indexOf("## Deploying") + 1));
+const SECTION = readFileSync("docs/operations/deploying.md", "utf8");
 const VERSION = (JSON.parse(readFileSync("package.json", "utf8")) as { version: string }).version;
 
-/** The ```sh blocks of the section; `marked` ones follow <!-- run by test/deploy/readme.test.ts -->. */
+/** The ```sh blocks of the guide; `marked` ones follow <!-- run by test/deploy/readme.test.ts -->. */
 function blocks(): { marked: boolean; lines: string[] }[] {
   return [...SECTION.matchAll(/(<!-- run by test\/deploy\/readme\.test\.ts -->\n)?```sh\n([\s\S]*?)```/g)].map((m) => ({
     marked: m[1] !== undefined,
@@ -39,7 +38,7 @@ afterAll(async () => {
   await rm(folder, { recursive: true, force: true });
 });
 
-describe("README, Deploying", () => {
+describe("docs/operations/deploying.md", () => {
   it("has one block run by this test, which packs, installs and starts the gateway from the tarball of this version", () => {
     const run = blocks().filter((b) => b.marked);
     expect(run.length).toBe(1);

@@ -1,4 +1,4 @@
-// What the README says of the event streams, on the wire, beyond what events.test.ts and
+// What docs/guide/events.md says of the event streams, on the wire, beyond what events.test.ts and
 // events-wire.test.ts cover: Last-Event-ID is ignored (a reconnecting client starts from a fresh
 // picture), /v1/status comes as NDJSON too, jobUpdated carries the history entries of its change
 // while the picture carries the whole history, and the gateway sends no CORS headers.
@@ -18,7 +18,7 @@ afterEach(async () => {
 const post = (g: ListeningGateway, body: object) =>
   fetch(`${g.url}/v1/jobs`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
 
-describe("what the README says of the streams", () => {
+describe("what the events guide says of the streams", () => {
   const picture = 'id: 1\nevent: physicalNodeConnected\ndata: {"node":{"id":"rack-1","tags":{},"ipAddress":""},"instances":[]}\n\n' +
     'id: 2\nevent: initialDataComplete\ndata: {"health":[]}\n\n';
 

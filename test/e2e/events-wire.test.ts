@@ -1,7 +1,7 @@
 // The event streams as bytes on the wire, read with node's own HTTP client: heartbeats while
 // nothing happens, NDJSON on request, the bound on a client that stops reading (to the byte in
 // test/sse/stream-body.test.ts, where no socket buffers blur it), and the answers before a
-// stream starts (ordinary problem+json). What else the README says of them: events-readme.test.ts.
+// stream starts (ordinary problem+json). What else docs/guide/events.md says of them: events-readme.test.ts.
 import { afterEach, describe, expect, it } from "vitest";
 import { eventually, startListeningGateway } from "../helpers/listening-gateway.js";
 import type { ListeningGateway } from "../helpers/listening-gateway.js";

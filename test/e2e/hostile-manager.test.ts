@@ -214,8 +214,9 @@ describe("values this build does not know", () => {
 
 // Last: what it does to the connection outlasts the test. nghttp2 on the gateway's side does not
 // take a 1 MB trailer block; the call gets no status, and its connection (the unary channel's)
-// takes no further call until keepalive finds it dead (docs/ARCHITECTURE.md §8, Upstream
-// faults). What holds: every call on it ends at its deadline as a generic 504, nothing of the
+// takes no further call until keepalive finds it dead (docs/architecture.md, "Decisions and their
+// reasons", Upstream faults). What holds: every call on it ends at its deadline as a generic 504,
+// nothing of the
 // message is answered, the streams' own connection and the process go on serving.
 describe("a 1 MB status message", () => {
   it("is never answered, not even in part: the call ends at its deadline, and the gateway and its streams keep serving", async () => {

@@ -1,6 +1,6 @@
 // Issue 16: a list of any length finishes. The built command, with its default settings and
 // its embedded reference Manager over 100,000 jobs (seeded straight into its SQLite file),
-// lists them all with the issue's own request, as NDJSON and as JSON: every job, in id order,
+// lists them all with GET /v1/jobs?tag=env:prod, as NDJSON and as JSON: every job, in id order,
 // each line (and the whole document) valid JSON, though it takes longer than the 10 s request
 // timeout that used to cut it.
 //

@@ -1,7 +1,8 @@
-// The README is executable: every curl example in it runs, in order, against the built command
-// started on port 0, and gets the status and body that the README shows.
+// The README and the docs are executable: every curl example in them runs, in the order of
+// DOCUMENTS, against the built command started on port 0, and gets the status and body shown.
 import { execFile } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readFileSync, readdirSync } from "node:fs";
+import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startCommand } from "../helpers/command.js";
@@ -39,8 +40,22 @@ function parseBody(format: "json" | "ndjson", text: string): unknown[] {
   });
 }
 
-const README = readFileSync("README.md", "utf8");
-const EXAMPLES = examples(README);
+/**
+ * The documents whose examples run, in reading order: the guide goes on from the README's tour
+ * (it changes, then deletes, the job the tour creates).
+ */
+const DOCUMENTS = ["README.md", "docs/guide/jobs.md", "docs/guide/nodes.md", "docs/guide/events.md", "docs/operations/exposure.md"];
+const TEXT = DOCUMENTS.map((file) => readFileSync(file, "utf8")).join("\n");
+const EXAMPLES = examples(TEXT);
+
+/** Every Markdown file under `folder`, at any depth. */
+function markdownFiles(folder: string): string[] {
+  return readdirSync(folder, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(folder, entry.name);
+    if (entry.isDirectory()) return markdownFiles(path);
+    return entry.name.endsWith(".md") ? [path] : [];
+  });
+}
 
 let gateway: StartedCommand;
 
@@ -53,15 +68,21 @@ afterAll(async () => {
   expect(code).toBe(0);
 });
 
-describe("README", () => {
-  it("has a curl example for every job route", () => {
-    const curls = README.match(/```sh\ncurl/g) ?? [];
+describe("README and docs", () => {
+  it("run the examples of every document that has one", () => {
+    const withExamples = ["README.md", ...markdownFiles("docs")].filter((file) => readFileSync(file, "utf8").includes("```sh\ncurl"));
+    for (const file of withExamples) expect(DOCUMENTS, file).toContain(file);
+  });
+
+  it("have a curl example for every job route", () => {
+    const curls = TEXT.match(/```sh\ncurl/g) ?? [];
     expect(EXAMPLES.length).toBe(curls.length);
     const routes = ["-X POST http://127.0.0.1:8080/v1/jobs ", "/v1/jobs?", "-X PATCH", "-X PUT", "-X DELETE http://127.0.0.1:8080/v1/jobs/encoder-1\n", "/complete", "/instances \\", "/instances\n", "/instances/primary"];
     for (const route of routes) expect(EXAMPLES.some((e) => e.command.includes(route)), route).toBe(true);
   });
 
-  it("starts with the two commands a newcomer needs", () => {
+  it("start with the two commands a newcomer needs", () => {
+    const README = readFileSync("README.md", "utf8");
     expect(README).toContain("npm ci && npm start");
     expect(README).toContain("npm ci && npm test");
   });

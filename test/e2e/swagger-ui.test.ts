@@ -3,7 +3,7 @@
 // a job with "POST /v1/jobs" → Try it out → Execute, then read it back with "GET
 // /v1/jobs/{jobId}", typing nothing. Screenshots go to test-results/swagger-ui/, with the time
 // the page took to show its first operation (timing.json; measured, not asserted: see
-// `npm run bench:docs` and BENCHMARKS.md).
+// `npm run bench:docs` and docs/benchmarks.md).
 //
 // Without /usr/bin/chromium the test says so and is skipped, except in CI (process.env.CI),
 // where .ci/run installs chromium and a missing browser is a failure.

@@ -1,7 +1,7 @@
 // Walks a JSON schema (a TypeBox schema, or a component of the OpenAPI document with $refs
 // resolved) beside a protobuf message descriptor and lists every disagreement: a field of the
 // message with no property, a property with no field, or a property whose JSON type is not
-// the one the mirror writes for the field (docs/ARCHITECTURE.md §4):
+// the one the mirror writes for the field (docs/architecture.md, "JSON rules"):
 //
 //   string → string; bool → boolean; 32-bit integers → integer in their range; 64-bit
 //   integers → string (format int64 or uint64); float, double → number, or "NaN"/"Infinity";

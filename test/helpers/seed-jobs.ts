@@ -17,7 +17,7 @@ export function seededJobId(i: number): string {
 
 /**
  * Writes `count` jobs into `<dataDir>/manager.sqlite`: ids seededJobId(0 .. count-1), tag
- * env:prod, one service each (as in the issue's Manager of 100,000 jobs).
+ * env:prod, one service each (the Manager of bench:list and the large-list test).
  */
 export function seedJobs(dataDir: string, count: number): void {
   const store = new Store(dataDir);

@@ -16,7 +16,7 @@ import {
 } from "../../src/http/status.js";
 import type { CodeName, Failure } from "../../src/http/status.js";
 
-// docs/ARCHITECTURE.md §5: grpc-gateway's table.
+// docs/architecture.md, "HTTP surface": grpc-gateway's table.
 const TABLE: readonly [Code, number][] = [
   [Code.OK, 200],
   [Code.CANCELLED, 499],

@@ -184,7 +184,8 @@ describe("the jobs API is described as the gateway behaves", () => {
 
   it("marks as required exactly what the gateway always sends, and requires jobId and startDateTime on input", () => {
     const required = (name: string) => [...((schemas[name] as { required?: string[] } | undefined)?.required ?? [])].sort();
-    // docs/ARCHITECTURE.md §2: the fields of the SDK's Job interface that are not optional.
+    // docs/architecture.md, "The job, as the SDK sees it": the fields of the SDK's Job interface
+    // that are not optional.
     expect(required("Job")).toEqual(
       ["architecture", "availabilityDomain", "cloud", "currentHash", "description", "jobId", "norskMediaVersion", "services", "shape", "startDateTime", "state", "subnet", "tags"].sort(),
     );

@@ -1,5 +1,5 @@
 // The packages of the workspace, and the folders of the gateway's src/ and schemas/, form
-// layers (docs/architecture.md, "Layers"). Each package imports only the packages its row of
+// layers (docs/architecture.md, "Layout"). Each package imports only the packages its row of
 // PACKAGES names, and only by name (a relative path into another package would not survive
 // `npm pack`); each folder imports only the folders its row of LAYERS names; and no import
 // cycle joins two folders or two files. A new folder or package, or a new kind of import

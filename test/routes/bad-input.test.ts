@@ -159,8 +159,8 @@ describe("malformed requests", () => {
   });
 });
 
-// The hostile-input probe's bodies (issue 29, row 4): each a cheap request that once cost the
-// event loop a second and answered megabytes. Each is now a 400 of a few KB, nothing written.
+// Hostile bodies: each cheap to send, and each could cost a lenient reader the event loop for a
+// second and an answer of megabytes. Each must be a 400 of a few KB, with nothing written.
 const HOSTILE_BODIES: readonly { readonly name: string; readonly body: string; readonly detail: string }[] = [
   {
     name: "700 KB of one repeated tag (×100,000)",

@@ -1,4 +1,4 @@
-// The deadlines of GET /v1/jobs and of a job's instances (docs/ARCHITECTURE.md §5, Deadlines):
+// The deadlines of GET /v1/jobs and of a job's instances (docs/architecture.md, "Deadlines"):
 // the request timeout bounds the wait for the first job and for each next one, not the list;
 // a Grpc-Timeout sets a total deadline, longer than the request timeout if it likes, up to the
 // maximum. Over real HTTP on loopback, in front of a Manager that sends jobs on a schedule the

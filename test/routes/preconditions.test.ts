@@ -1,5 +1,5 @@
-// Preconditions on every write of a job mean what they say (docs/ARCHITECTURE.md, Versions and
-// preconditions): an If-Match tag other than the job's ETag is a 412 with nothing written, "0"
+// Preconditions on every write of a job mean what they say (docs/architecture.md, "Versions and
+// preconditions"): an If-Match tag other than the job's ETag is a 412 with nothing written, "0"
 // included, although UpdateJob takes current_hash 0 as "no test"; a job whose hash is 0 (a
 // Manager that gives it no version) is never written blindly under If-Match; If-None-Match: *
 // on PUT creates only; any other If-None-Match on a write is a 400. Against the reference

@@ -46,7 +46,7 @@ describe("schemas are documented and named", () => {
     }
   });
 
-  it("gives Job's properties the wording of docs/ARCHITECTURE.md §2", () => {
+  it("gives Job's properties the wording of docs/architecture.md, on the job as the SDK sees it", () => {
     expect(JobJson.properties.launchConfigJson.description).toContain('"" is present-but-empty');
     expect(JobJson.properties.terminalState.description).toContain("must not be re-placed");
     expect(JobJson.properties.currentHash.description).toContain("int64 on the wire");

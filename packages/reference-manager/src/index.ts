@@ -1,5 +1,5 @@
-// The embedded reference Manager (docs/ARCHITECTURE.md §6): a gRPC server implementing
-// norsk.api.manager.Manager and grpc.health.v1.Health over a SQLite store. Used by the
+// The embedded reference Manager (docs/architecture.md, "The reference Manager"): a gRPC server
+// implementing norsk.api.manager.Manager and grpc.health.v1.Health over a SQLite store. Used by the
 // gateway when no Manager address is given, by tests (port 0, temporary data dirs), and
 // alone through src/main.ts.
 import { Server } from "@grpc/grpc-js";

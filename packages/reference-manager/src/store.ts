@@ -15,8 +15,8 @@
 // - Durability: WAL with synchronous=NORMAL. A commit is in the WAL (the OS's page cache) when
 //   it returns, so it survives the process being killed (kill -9) at any point after the reply;
 //   only an OS crash or power loss can lose the last commits. FULL would fsync on every commit
-//   (measured here: ~5x the cost of a commit) for a protection the design does not ask for
-//   (docs/ARCHITECTURE.md §6); the WAL is still fsynced before each checkpoint.
+//   (several times the cost of a commit) for a protection the design does not ask for
+// (docs/architecture.md, "The reference Manager"); the WAL is still fsynced before each checkpoint.
 // - Statements are prepared once, in the constructor.
 import { closeSync, mkdirSync, openSync } from "node:fs";
 import { join } from "node:path";

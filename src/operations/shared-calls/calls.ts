@@ -1,6 +1,6 @@
-// Shared calls answered in one piece (docs/ARCHITECTURE.md §5, Coalesced reads): identical
-// reads share upstream calls. While a read of a key is in flight, the identical reads that arrive wait for the next one, which starts as
-// soon as it ends and answers them all. A read is never answered by a call that started before
+// Shared calls answered in one piece (docs/architecture.md, "Concurrent writes and reads"):
+// identical reads share upstream calls. While a read of a key is in flight, the identical
+// reads that arrive wait for the next one, which starts as soon as it ends and answers them all. A read is never answered by a call that started before
 // it arrived, so it never sees a state older than a write acknowledged before it arrived: the
 // reads stay linearizable, and the Manager sees at most one call per key at a time, however
 // many clients ask.

@@ -1,4 +1,4 @@
-// The one key of a shared call (docs/ARCHITECTURE.md, Coalesced reads): two calls share only
+// The one key of a shared call (docs/architecture.md, "Concurrent writes and reads"): two calls share only
 // when their keys are equal, and their keys are equal only when they would ask the Manager the
 // same thing: the same method, the same request, and the same metadata but for the entries that
 // differ per request (the request id and the trace context).

@@ -1,5 +1,5 @@
-// Event streams that clients opening together share (docs/ARCHITECTURE.md §5, Coalesced
-// reads). A client that opens a stream while an identical one is starting (it has not had its
+// Event streams that clients opening together share (docs/architecture.md, "Concurrent writes
+// and reads"). A client that opens a stream while an identical one is starting (it has not had its
 // first message, so the Manager may not have read its picture yet) waits for the next one,
 // which opens once that one has started, and no sooner than SharedStreamsOptions.minIntervalMs
 // after it was opened, and serves every client that came meanwhile. The interval is what makes

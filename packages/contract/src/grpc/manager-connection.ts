@@ -65,7 +65,7 @@ export interface ConnectOptions {
   readonly maxMessageSizeBytes?: number;
 }
 
-/** Channels to the Manager at `address` (docs/ARCHITECTURE.md §8, Upstream faults). */
+/** Channels to the Manager at `address` (docs/architecture.md, "Upstream faults"). */
 export function connectManager(address: string, options: ConnectOptions): ManagerConnection {
   const { defaultTimeoutMs, tls, interceptors = [], maxMessageSizeBytes = DEFAULT_MAX_MESSAGE_SIZE_BYTES } = options;
   const limits = { "grpc.max_receive_message_length": maxMessageSizeBytes, "grpc.max_send_message_length": maxMessageSizeBytes };

@@ -4,7 +4,7 @@
 // header is checked against these rules before any call starts, and refused with a 400 that
 // names it rather than reaching either. Reserved keys are refused too, not silently dropped:
 // a client that sends Grpc-Metadata-Authorization means something by it, and should learn at
-// once that it cannot override what an auth proxy set (docs/ARCHITECTURE.md §5).
+// once that it cannot override what an auth proxy set (docs/architecture.md, "HTTP surface").
 
 /** grpc-js's own rules (metadata.ts): keys of [0-9a-z_.-], non-binary values of printable ASCII. */
 const LEGAL_KEY = /^[0-9a-z_.-]+$/;

@@ -1,5 +1,5 @@
-// 64-bit integers and protobuf strings as text (docs/ARCHITECTURE.md §4). A leaf: the schemas'
-// formats and the mirror's codecs both check them here, so neither imports the other.
+// 64-bit integers and protobuf strings as text (docs/architecture.md, "JSON rules"). A leaf: the
+// schemas' formats and the mirror's codecs both check them here, so neither imports the other.
 
 export const INT64 = { name: "int64", min: -(2n ** 63n), max: 2n ** 63n - 1n } as const;
 export const UINT64 = { name: "uint64", min: 0n, max: 2n ** 64n - 1n } as const;

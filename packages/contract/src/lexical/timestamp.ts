@@ -1,5 +1,6 @@
-// RFC 3339 date-times as text, computed in integers from seconds and nanos (docs/ARCHITECTURE.md §4):
-// Date has millisecond precision and Date.parse accepts impossible dates such as Feb 30 by
+// RFC 3339 date-times as text, computed in integers from seconds and nanos (docs/architecture.md,
+// "JSON rules"): Date has millisecond precision and Date.parse accepts impossible dates such as Feb
+// 30 by
 // rolling them over. A leaf: the schemas' formats and the mirror's codec both read timestamps
 // here, so there is one parser and neither imports the other.
 

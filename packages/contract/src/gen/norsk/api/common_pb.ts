@@ -74,7 +74,8 @@ export const OptionalStringSchema: GenMessage<OptionalString> = /*@__PURE__*/
   messageDesc(file_norsk_api_common, 2);
 
 /**
- * PROJECT-OWN: not in 1.0.384; used by JobRequirements.required_gpu_capacity (docs/ARCHITECTURE.md §3).
+ * PROJECT-OWN: not in 1.0.384; used by JobRequirements.required_gpu_capacity (docs/architecture.md,
+ * "The contract: proto/").
  *
  * @generated from message norsk.api.common.OptionalFloat
  */
