@@ -6,7 +6,7 @@ import { RunningJobSchema } from "norsk-manager-contract/gen/norsk/api/manager_p
 import { messageToJson } from "../json/index.js";
 import { InstancesJson, JobIdParams, RunningJobJson } from "../../schemas/job.js";
 import { InstanceParams, StartInstanceJson, StopInstanceQuery } from "../../schemas/instance.js";
-import { CallingHandlers } from "../http/call-options.js";
+import { CallingHandlers } from "../operations/call-options.js";
 import { noSuchJob, requireJob } from "../operations/job-access.js";
 import type { ManagerClient, ManagerRouteOptions } from "../operations/job-access.js";
 import { emptyResponse, errorResponses, jsonResponse } from "../http/responses.js";

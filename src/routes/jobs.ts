@@ -11,7 +11,7 @@ import type { Job } from "norsk-manager-contract/gen/norsk/api/manager_pb.js";
 import { jobFromJson, jobToJson } from "../json/index.js";
 import { JobJson, JobIdParams, JobInputJson, JobPatchJson } from "../../schemas/job.js";
 import { invalidArgument, preconditionFailed } from "../http/problem.js";
-import { CallingHandlers } from "../http/call-options.js";
+import { CallingHandlers } from "../operations/call-options.js";
 import { replaceJob, requireJob } from "../operations/job-access.js";
 import type { ManagerClient, ManagerRouteOptions } from "../operations/job-access.js";
 import { DIFFERENT_JOB, JOB_EXISTS, createOnly, createOrRecognise } from "../operations/job-create.js";

@@ -23,7 +23,7 @@ import {
   PhysicalNodeUpdateInputJson,
 } from "../../schemas/nodes.js";
 import { invalidArgument, notFoundAs } from "../http/problem.js";
-import { CallingHandlers } from "../http/call-options.js";
+import { CallingHandlers } from "../operations/call-options.js";
 import type { ManagerClient, ManagerRouteOptions } from "../operations/job-access.js";
 import { errorResponses } from "../http/responses.js";
 import type { RouteHandler } from "../http/route-handler.js";
