@@ -1,9 +1,8 @@
-// What an HTTP request's headers carry into its gRPC calls (docs/ARCHITECTURE.md, "Deadlines"
-// and "Metadata"): a Grpc-Timeout, the allow-listed metadata, and a signal that fires when the
-// HTTP client goes away. The headers that reach the Manager are checked first: a malformed
-// Grpc-Timeout, or a header gRPC metadata cannot carry, is a 400 naming it, never silently
-// ignored and never an exception inside grpc-js. The call options made of them are
-// src/operations/call-options.ts's.
+// What an HTTP request's headers carry into its gRPC calls (docs/architecture.md, "Metadata"):
+// a Grpc-Timeout, the allow-listed metadata, and a signal that fires when the HTTP client goes
+// away. The headers that reach the Manager are checked first: a malformed Grpc-Timeout, or a
+// header gRPC metadata cannot carry, is a 400 naming it, never silently ignored and never an
+// exception inside grpc-js. The call options made of them are src/operations/call-options.ts's.
 import type { IncomingHttpHeaders, ServerResponse } from "node:http";
 import type { FastifyRequest } from "fastify";
 import { invalidArgument } from "./problem.js";

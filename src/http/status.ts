@@ -1,4 +1,4 @@
-// How a request fails, in two parts (docs/ARCHITECTURE.md, "Errors"):
+// How a request fails, in two parts (docs/architecture.md, "Errors"):
 // - the HTTP status of each gRPC status code (grpc-gateway's runtime.HTTPStatusFromCode, with
 //   the exceptions commented), for whatever the Manager rejects a call with;
 // - the catalogue of the gateway's own failures: the refusals HTTP decides without the Manager

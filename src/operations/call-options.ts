@@ -1,4 +1,4 @@
-// The options of the gRPC calls an HTTP request makes (docs/ARCHITECTURE.md, "Deadlines"): one
+// The options of the gRPC calls an HTTP request makes (docs/architecture.md, "Deadlines"): one
 // form for a call answered in one piece, one for a list or stream read as the Manager sends it.
 // Each takes the request's checked headers (src/http/grpc-headers.ts) and the route's deadlines.
 import type { FastifyReply, FastifyRequest } from "fastify";
