@@ -38,6 +38,7 @@ import { SERVER_LIMITS_DEFAULTS, applyHttp1Limits, applyHttp2Limits, headerListT
 import type { ServerLimits } from "./server/limits.js";
 import { accessLogHook } from "./telemetry/access-log.js";
 import { httpMetricsHook, noteRequestBody } from "./telemetry/http-metrics.js";
+import { watchClientLeaving } from "./telemetry/request-facts.js";
 import { watchChannels } from "./telemetry/grpc-metrics.js";
 import type { GatewayMetrics } from "./telemetry/metrics.js";
 import { SharedCalls } from "./operations/shared-calls/calls.js";
@@ -229,7 +230,9 @@ function addObservingHooks(app: GatewayApp, options: AppOptions): void {
   const { tracing } = options;
   // First: every later hook and the handler run inside the request's span.
   if (tracing !== undefined) app.addHook("onRequest", tracing.hook);
-  // Before the hooks that may refuse, so that refused requests have their line too.
+  // Before the hooks that may refuse, so that refused requests have their line too; the
+  // access log and the metrics both read whether the client left unanswered.
+  if (accessLog !== "off" || options.metrics !== undefined) app.addHook("onRequest", watchClientLeaving);
   if (accessLog !== "off") app.addHook("onRequest", accessLogHook({ mode: accessLog, ...(tracing === undefined ? {} : { traceIdOf: tracing.traceIdOf }) }));
   if (options.metrics !== undefined) app.addHook("onRequest", httpMetricsHook(options.metrics));
   app.addHook("onRequest", (request, reply, done) => {

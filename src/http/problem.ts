@@ -1,15 +1,16 @@
 // Every error the gateway answers is an RFC 9457 problem (application/problem+json). This
 // module is the one place that turns anything thrown (our own ProblemError, a GrpcError from
 // the Manager, fastify's validation and body-parsing errors) into one, and the one place that
-// makes sure a 5xx says nothing about internals. A ProblemError names a failure of the table
-// (src/http/status.ts), never a status: `notFound(detail)`, `problem("MISDIRECTED_REQUEST", ...)`.
+// makes sure a 5xx says nothing about internals. A ProblemError names a failure (a gRPC code or
+// one of the gateway's own, src/http/status.ts), never a status: `notFound(detail)`,
+// `problem("MISDIRECTED_REQUEST", ...)`.
 import { STATUS_CODES } from "node:http";
 import type { FastifyError } from "fastify";
 import type { ProblemItemJson, ProblemJson } from "../../schemas/common.js";
 import { Code, GrpcError, TooLargeToSendError, UnusableAnswerError } from "norsk-manager-contract/grpc/errors.js";
 import { MAX_LISTED_ISSUES, MirrorError, UnrepresentableError } from "../json/errors.js";
 import { JsonBodyError } from "../json/body.js";
-import { codeName, failureAnswered, failureOfHttpStatus, genericDetail, httpStatusOf, problemCodeOf, statusOf } from "./status.js";
+import { codeName, isCodeName, ownFailureOfStatus, problemCodeOf, redactedDetail, statusOf } from "./status.js";
 import type { CodeName, Failure } from "./status.js";
 import { validationItems } from "./validation.js";
 import type { RequestPart } from "./validation.js";
@@ -24,83 +25,101 @@ export interface ProblemOptions {
   readonly errorsNotListed?: number | undefined;
 }
 
-/** Thrown for an answer that is not the Manager's own: its status and `code` come from the failure. */
-export class ProblemError extends Error {
-  override readonly name = "ProblemError";
-  /** The row of the table this problem answers (src/http/status.ts). */
-  readonly failure: Failure;
+/** What a ProblemError answers. */
+interface Answer {
   readonly status: number;
   readonly code: CodeName | undefined;
+  readonly detail: string;
+  readonly answered: string;
+  readonly errors?: readonly ProblemItemJson[] | undefined;
+  readonly errorsNotListed?: number | undefined;
+}
+
+/**
+ * Thrown for an answer that is not the Manager's own: its status and code come from its failure.
+ * `detail` is the words it was made with (for the log, and for the problem of a 4xx); a 5xx's
+ * problem says `answered`, the failure's redacted detail, instead.
+ */
+export class ProblemError extends Error {
+  override readonly name = "ProblemError";
+  readonly status: number;
+  readonly code: CodeName | undefined;
+  readonly detail: string;
+  /** The detail a problem of this error says. */
+  readonly answered: string;
   readonly errors: ProblemItemJson[] | undefined;
   readonly errorsNotListed: number;
 
-  constructor(
-    failure: Failure,
-    readonly detail: string,
-    options: ProblemOptions = {},
-  ) {
-    super(detail);
-    this.failure = failure;
-    this.status = statusOf(failure);
-    this.code = problemCodeOf(failure);
-    this.errors = options.errors === undefined ? undefined : [...options.errors];
-    this.errorsNotListed = options.errorsNotListed ?? 0;
+  private constructor(answer: Answer) {
+    super(answer.detail);
+    this.status = answer.status;
+    this.code = answer.code;
+    this.detail = answer.detail;
+    this.answered = answer.answered;
+    this.errors = answer.errors === undefined ? undefined : [...answer.errors];
+    this.errorsNotListed = answer.errorsNotListed ?? 0;
+  }
+
+  /** A problem of `failure` saying `detail` (a 5xx: its failure's redacted detail). */
+  static of(failure: Failure, detail: string, options: ProblemOptions = {}): ProblemError {
+    const status = statusOf(failure);
+    const answered = status >= 500 ? redactedDetail(failure) : detail;
+    return new ProblemError({ status, code: problemCodeOf(failure), detail, answered, ...options });
   }
 
   /**
    * The error answered as `body` again, e.g. to fail a stream's start with a problem made
-   * earlier. Every problem made from a failure or a gRPC status has its failure in the table;
-   * any other (fastify's rarer statuses) would be a 500.
+   * earlier: its status, code, detail and errors as they are.
    */
-  static of(body: ProblemJson): ProblemError {
-    const failure = failureAnswered(body.status, body.code, body.detail) ?? "INTERNAL_SERVER_ERROR";
-    return new ProblemError(failure, body.detail, { errors: body.errors, errorsNotListed: body.errorsNotListed });
+  static answering(body: ProblemJson): ProblemError {
+    const code = body.code !== undefined && isCodeName(body.code) ? body.code : undefined;
+    return new ProblemError({ ...body, code, answered: body.detail });
   }
 }
 
 /** A problem of `failure` saying `detail`. */
 export function problem(failure: Failure, detail: string, options?: ProblemOptions): ProblemError {
-  return new ProblemError(failure, detail, options);
+  return ProblemError.of(failure, detail, options);
 }
 
 // The failures the gateway answers by itself most often, by name.
 /** The request is invalid: each thing wrong located in `errors`. */
 export function invalidArgument(detail: string, options?: ProblemOptions): ProblemError {
-  return new ProblemError("INVALID_ARGUMENT", detail, options);
+  return ProblemError.of("INVALID_ARGUMENT", detail, options);
 }
 
 export function notFound(detail: string, options?: ProblemOptions): ProblemError {
-  return new ProblemError("NOT_FOUND", detail, options);
+  return ProblemError.of("NOT_FOUND", detail, options);
 }
 
 export function alreadyExists(detail: string, options?: ProblemOptions): ProblemError {
-  return new ProblemError("ALREADY_EXISTS", detail, options);
+  return ProblemError.of("ALREADY_EXISTS", detail, options);
 }
 
 /** A concurrent change won (a test-and-set lost, a job being deleted); not the client's own precondition. */
 export function aborted(detail: string, options?: ProblemOptions): ProblemError {
-  return new ProblemError("ABORTED", detail, options);
+  return ProblemError.of("ABORTED", detail, options);
 }
 
 /** The client's own precondition (If-Match, a body's currentHash) failed: 412, code ABORTED. */
 export function preconditionFailed(detail: string, options?: ProblemOptions): ProblemError {
-  return new ProblemError("PRECONDITION_FAILED", detail, options);
+  return ProblemError.of("PRECONDITION_FAILED", detail, options);
 }
 
 export function resourceExhausted(detail: string, options?: ProblemOptions): ProblemError {
-  return new ProblemError("RESOURCE_EXHAUSTED", detail, options);
+  return ProblemError.of("RESOURCE_EXHAUSTED", detail, options);
 }
 
 export function unavailable(detail: string, options?: ProblemOptions): ProblemError {
-  return new ProblemError("UNAVAILABLE", detail, options);
+  return ProblemError.of("UNAVAILABLE", detail, options);
 }
 
 export function deadlineExceeded(detail: string, options?: ProblemOptions): ProblemError {
-  return new ProblemError("DEADLINE_EXCEEDED", detail, options);
+  return ProblemError.of("DEADLINE_EXCEEDED", detail, options);
 }
 
 export function unsupportedMediaType(detail: string, options?: ProblemOptions): ProblemError {
-  return new ProblemError("UNSUPPORTED_MEDIA_TYPE", detail, options);
+  return ProblemError.of("UNSUPPORTED_MEDIA_TYPE", detail, options);
 }
 
 
@@ -113,14 +132,14 @@ interface RequestFacts {
 export function toProblem(error: unknown, request: RequestFacts): ProblemJson {
   const base = describe(error);
   // Only an error status can be answered as a problem (a Manager's OK, or a code fastify would
-  // refuse as a status, would not be one).
-  const status = base.status >= 400 && base.status <= 599 ? base.status : statusOf("INTERNAL_SERVER_ERROR");
+  // refuse as a status, would not be one): such an answer is an internal error.
+  const answerable = base.status >= 400 && base.status <= 599;
+  const status = answerable ? base.status : statusOf("INTERNAL_SERVER_ERROR");
   const body: ProblemJson = {
     type: "about:blank",
     title: STATUS_CODES[status] ?? "Error",
     status,
-    // A 5xx never carries a message from below: it may hold addresses, paths or stack text.
-    detail: status >= 500 ? genericDetail(status, base.failure) : base.detail,
+    detail: answerable ? base.detail : redactedDetail("INTERNAL_SERVER_ERROR"),
     instance: request.url,
     requestId: request.id,
   };
@@ -134,9 +153,8 @@ export function toProblem(error: unknown, request: RequestFacts): ProblemJson {
   return body;
 }
 
+/** A problem's parts as answered: a 5xx's detail is already its failure's redacted one. */
 interface Described {
-  /** Where known: the table's row, whose generic detail a 5xx says. */
-  failure?: Failure | undefined;
   status: number;
   detail: string;
   code?: CodeName | undefined;
@@ -145,18 +163,26 @@ interface Described {
 }
 
 function described(failure: Failure, detail: string, errors?: readonly ProblemItemJson[], notListed = 0): Described {
-  return { failure, status: statusOf(failure), detail, code: problemCodeOf(failure), errors: errors === undefined ? undefined : [...errors], notListed };
+  const status = statusOf(failure);
+  return {
+    status,
+    // A 5xx never carries a message from below: it may hold addresses, paths or stack text.
+    detail: status >= 500 ? redactedDetail(failure) : detail,
+    code: problemCodeOf(failure),
+    errors: errors === undefined ? undefined : [...errors],
+    notListed,
+  };
 }
 
-/** A status HTTP itself chose (fastify's, node's), with the code of the table's reason for it. */
+/** A 4xx HTTP itself chose (fastify's, node's), with the code of the gateway's own failure of that status. */
 function describedByHttp(status: number, detail: string): Described {
-  const failure = failureOfHttpStatus(status);
+  const failure = ownFailureOfStatus(status);
   return { status, detail, code: failure === undefined ? undefined : problemCodeOf(failure) };
 }
 
 function describe(error: unknown): Described {
   if (error instanceof ProblemError) {
-    return { failure: error.failure, status: error.status, detail: error.detail, code: error.code, errors: error.errors, notListed: error.errorsNotListed };
+    return { status: error.status, detail: error.answered, code: error.code, errors: error.errors, notListed: error.errorsNotListed };
   }
   if (error instanceof JsonBodyError) return described("INVALID_ARGUMENT", error.detail, error.errors, error.notListed);
   if (error instanceof MirrorError) return described("INVALID_ARGUMENT", "the request body is invalid", error.errors, error.notListed);
@@ -166,9 +192,7 @@ function describe(error: unknown): Described {
   if (error instanceof TooLargeToSendError) {
     return described("CONTENT_TOO_LARGE", "the request is larger than the gateway may send the Manager (--max-message-size)");
   }
-  if (error instanceof GrpcError) {
-    return { status: httpStatusOf(error.code), detail: error.details, code: codeName(error.code) };
-  }
+  if (error instanceof GrpcError) return described(codeName(error.code), error.details);
   if (isFastifyError(error)) return describeFastifyError(error);
   return described("INTERNAL_SERVER_ERROR", "");
 }

@@ -4,14 +4,15 @@
 // Content-Type the error handler sets.
 //
 // A route declares the failures an operation can end in by name (src/http/status.ts), with its
-// own wording where the table's would be too general; the statuses and their descriptions are
-// computed from the table, so a changed mapping moves every description with it.
+// own wording where the document's would be too general; the statuses are computed from the
+// failures, so a changed mapping moves every response with it. The meaning of a status the route
+// does not word is the document's (src/openapi/errors.ts), which fills in STATUS_MEANING.
 import { STATUS_CODES } from "node:http";
 import { Type } from "@sinclair/typebox";
 import type { TNull, TSchema, TString } from "@sinclair/typebox";
 import { ProblemJson } from "../../schemas/common.js";
 import { PROBLEM_CONTENT_TYPE } from "./problem.js";
-import { problemCodeOf, statusDescription, statusOf } from "./status.js";
+import { problemCodeOf, statusOf } from "./status.js";
 import type { Failure, StatusOf } from "./status.js";
 
 /** A JSON response: `schema` under application/json, with optional response headers. */
@@ -23,6 +24,12 @@ export function jsonResponse<T extends TSchema>(schema: T, description: string, 
 export function emptyResponse(description: string, headers?: Record<string, TString>): TNull {
   return Type.Null(headers === undefined ? { description } : { description, headers });
 }
+
+/**
+ * Where a problem response's description says what its status means in general, left to the
+ * OpenAPI document to word (src/openapi/errors.ts, describedResponse).
+ */
+export const STATUS_MEANING = "{status meaning}";
 
 /** Failures any call to the Manager can end in, documented on every route that makes one. */
 const MANAGER_FAILURES = ["INTERNAL", "BAD_GATEWAY", "UNAVAILABLE", "DEADLINE_EXCEEDED"] as const satisfies readonly Failure[];
@@ -37,10 +44,10 @@ export function problemResponse(description: string): ProblemResponse {
   return { description, content: { [PROBLEM_CONTENT_TYPE]: { schema: ProblemJson } } };
 }
 
-/** What an operation says failures mean for it, instead of the table's description of their status. */
+/** What an operation says failures mean for it, instead of the document's meaning of their status. */
 export type Wordings = { readonly [F in Failure]?: string };
 
-/** A failure the operation can end in: by name (the table's description of its status), or with the operation's own wording. */
+/** A failure the operation can end in: by name (the document's meaning of its status), or with the operation's own wording. */
 export type Declared = Failure | Wordings;
 
 /** The failures a declaration names. */
@@ -48,7 +55,7 @@ type Named<D> = D extends Failure ? D : keyof D & Failure;
 
 /**
  * Problem responses for the declared failures, and no others. Failures that land on one status
- * share its response: the table's description once, and the operation's wordings joined, each
+ * share its response: the status's meaning once, and the operation's wordings joined, each
  * after the first followed by its code, so that a reader can tell which the Manager answers.
  */
 export function declaredProblems<const D extends readonly Declared[]>(...declared: D): Record<StatusOf<Named<D[number]>>, ProblemResponse>;
@@ -103,7 +110,7 @@ function describe(status: number, parts: readonly Part[]): string {
   for (const [index, { wording, code }] of parts.entries()) {
     const text =
       wording === undefined
-        ? (statusDescription(status) ?? "see the problem's detail")
+        ? STATUS_MEANING
         : index > 0 && code !== undefined
           ? `${wording} (${code})`
           : wording;

@@ -4,7 +4,8 @@
 //   (each one calls the Manager with a deadline the header may shorten);
 // - header parameter names in their usual spelling (route schemas spell them in lower case,
 //   as fastify matches them);
-// - the examples of examples.ts, and a problem example for every error response;
+// - the meaning of each error status a route leaves to the document, and the examples of
+//   examples.ts and a problem example for every error response (errors.ts);
 // - `required: false` left out of parameters (OpenAPI's default); tags that no operation uses
 //   are dropped. A request body is described by its schema's component, not again beside it.
 import { STATUS_CODES } from "node:http";
@@ -12,8 +13,8 @@ import { isDeepStrictEqual } from "node:util";
 import { EXAMPLES } from "./examples.js";
 import type { OperationExamples } from "./examples.js";
 import { SCHEMA_REF_PREFIX, restoreAnnotatedRefs } from "./components.js";
-import { OTHER_FAILURE_SAMPLE, problemSample } from "../http/status.js";
-import type { ProblemSample } from "../http/status.js";
+import { OTHER_FAILURE_SAMPLE, describedResponse, problemSample } from "./errors.js";
+import type { ProblemSample } from "./errors.js";
 import { operationsOf } from "./document.js";
 import type { Media, OpenApiDocument, Operation } from "./document.js";
 import { shareAlike } from "./shared.js";
@@ -32,7 +33,8 @@ export function finishDocument(generated: OpenApiDocument): OpenApiDocument {
     const shared = [{ $ref: "#/components/parameters/XRequestId" }];
     if (path.startsWith("/v1/")) shared.push({ $ref: "#/components/parameters/GrpcTimeout" });
     operation.parameters = [...(operation.parameters ?? []), ...shared];
-    for (const response of Object.values(operation.responses ?? {})) {
+    for (const [status, response] of Object.entries(operation.responses ?? {})) {
+      if (response.description !== undefined) response.description = describedResponse(Number(status), response.description);
       response.headers = { ...response.headers, "X-Request-Id": { $ref: "#/components/headers/XRequestId" } };
     }
     addExamples(doc, path, operation, EXAMPLES[operation.operationId ?? ""] ?? {});
@@ -125,7 +127,7 @@ function schemaExample(doc: OpenApiDocument, media: Media): unknown {
   return Array.isArray(schema?.examples) ? (schema.examples as unknown[])[0] : undefined;
 }
 
-/** The example problem of an error response: the table's sample of its status (src/http/status.ts). */
+/** The example problem of an error response: the document's sample of its status (errors.ts). */
 function problemExample(status: string, path: string, operation: Operation): Record<string, unknown> {
   const sample: ProblemSample =
     (status === "default" ? OTHER_FAILURE_SAMPLE : problemSample(Number(status))) ??

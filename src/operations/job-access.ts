@@ -10,7 +10,7 @@ import type { CurrentJob, Job, Manager } from "norsk-manager-contract/gen/norsk/
 import { readWithRetry } from "norsk-manager-contract/grpc/dropped.js";
 import { Code, GrpcError } from "norsk-manager-contract/grpc/errors.js";
 import type { CallOptions, Client } from "norsk-manager-contract/grpc/types.js";
-import type { CallingRouteOptions } from "../http/call-options.js";
+import type { CallingRouteOptions } from "./call-options.js";
 import { invalidArgument, notFound, preconditionFailed } from "../http/problem.js";
 import type { ProblemError } from "../http/problem.js";
 import type { IfMatch } from "../http/preconditions.js";

@@ -8,8 +8,8 @@ import type { FastifyReply, FastifyRequest } from "fastify";
 import { EventStreamEventSchema, Manager, NorskStatusEventSchema } from "norsk-manager-contract/gen/norsk/api/manager_pb.js";
 import type { BytesClient, OpenBytesStream } from "norsk-manager-contract/grpc/client.js";
 import type { CallOptions } from "norsk-manager-contract/grpc/types.js";
-import { deadlinesOf, streamCallOptionsFor } from "../http/call-options.js";
-import type { Deadlines } from "../http/call-options.js";
+import { deadlinesOf, streamCallOptions } from "../operations/call-options.js";
+import type { Deadlines } from "../operations/call-options.js";
 import { resourceExhausted, toProblem, unavailable } from "../http/problem.js";
 import type { ProblemJson } from "../../schemas/common.js";
 import { errorResponses } from "../http/responses.js";
@@ -164,7 +164,7 @@ function streamBody(routes: StreamRoutes, request: FastifyRequest, reply: Fastif
   // The request timeout bounds the start only; the whole stream has no deadline unless the
   // client's Grpc-Timeout sets one (at most the maximum). There is no bound on the gaps: a
   // stream of events is quiet while nothing happens.
-  const { idleTimeoutMs, ...callOptions } = streamCallOptionsFor(request, reply, routes.deadlines);
+  const { idleTimeoutMs, ...callOptions } = streamCallOptions(request, reply, routes.deadlines);
   return new StreamBody({
     ...routes.settings,
     format,

@@ -3,7 +3,7 @@
 import type { FastifyPluginCallbackTypebox } from "@fastify/type-provider-typebox";
 import type { FastifyReply } from "fastify";
 import fastJson from "fast-json-stringify";
-import { deadlinesOf, streamCallOptionsFor } from "../http/call-options.js";
+import { deadlinesOf, streamCallOptions } from "../operations/call-options.js";
 import { NDJSON } from "../http/media-type.js";
 import { toProblem } from "../http/problem.js";
 import { errorResponses } from "../http/responses.js";
@@ -44,7 +44,7 @@ export const jobSearchRoutes: FastifyPluginCallbackTypebox<ManagerRouteOptions> 
 
   app.get("/v1/jobs", { schema: JOB_SEARCH_SCHEMA }, async function jobSearch(request, reply) {
     const { request: search, limit } = searchOfUrl(request.url);
-    const callOptions = streamCallOptionsFor(request, reply, deadlines);
+    const callOptions = streamCallOptions(request, reply, deadlines);
     const started = await startSearchShared(options.searches, client, search, callOptions);
     const ndjson = prefersNdjson(request.headers.accept);
     const body = new SearchBody({

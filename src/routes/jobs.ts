@@ -13,7 +13,7 @@ import type { Job } from "norsk-manager-contract/gen/norsk/api/manager_pb.js";
 import { jobFromJson, jobToJson } from "../json/index.js";
 import { JobJson, JobIdParams, JobInputJson, JobPatchJson } from "../../schemas/job.js";
 import { invalidArgument, preconditionFailed } from "../http/problem.js";
-import { callOptionsFor } from "../http/call-options.js";
+import { unaryCallOptions } from "../operations/call-options.js";
 import { replaceJob, requireJob } from "../operations/job-access.js";
 import type { ManagerRouteOptions } from "../operations/job-access.js";
 import { DIFFERENT_JOB, JOB_EXISTS, createOnly, createOrRecognise } from "../operations/job-create.js";
@@ -187,13 +187,13 @@ export const jobsRoutes: FastifyPluginCallbackTypebox<ManagerRouteOptions> = (ap
   app.post("/v1/jobs", CREATE_JOB, async function createJob(request, reply) {
     const job = jobFromJson(request.body);
     refuseDeletingTag(job.tags);
-    const { job: stored, status } = await createOrRecognise(client, job, callOptionsFor(request, reply, requestTimeoutMs));
+    const { job: stored, status } = await createOrRecognise(client, job, unaryCallOptions(request, reply, requestTimeoutMs));
     void reply.header("location", `/v1/jobs/${encodeURIComponent(stored.jobId?.jobId ?? "")}`);
     return sendJob(reply, stored, status);
   });
 
   app.get("/v1/jobs/:jobId", JOB_BY_ID, async function jobById(request, reply) {
-    const { job } = await requireJob(client, request.params.jobId, callOptionsFor(request, reply, requestTimeoutMs), jobReads);
+    const { job } = await requireJob(client, request.params.jobId, unaryCallOptions(request, reply, requestTimeoutMs), jobReads);
     if (noneMatch(request.headers["if-none-match"], job.currentHash)) return reply.code(304).header("etag", etagOf(job.currentHash)).send(null);
     // A read shared by many requests is written once for all of them.
     const untyped: FastifyReply = reply;
@@ -206,7 +206,7 @@ export const jobsRoutes: FastifyPluginCallbackTypebox<ManagerRouteOptions> = (ap
     refuseOtherId(job, jobId);
     refuseDeletingTag(job.tags);
     const ifMatch = parseIfMatch(request.headers["if-match"]);
-    const call = callOptionsFor(request, reply, requestTimeoutMs);
+    const call = unaryCallOptions(request, reply, requestTimeoutMs);
     if (isCreateOnly(request.headers["if-none-match"])) {
       refuseWithCreateOnly(ifMatch, job.currentHash);
       const created = await writes.run(jobId, call, () => createOnly(client, job, call));
@@ -223,14 +223,14 @@ export const jobsRoutes: FastifyPluginCallbackTypebox<ManagerRouteOptions> = (ap
     const { jobId } = request.params;
     checkPatchable(patch, jobId);
     const ifMatch = ifMatchOnly(request.headers);
-    const call = callOptionsFor(request, reply, requestTimeoutMs);
+    const call = unaryCallOptions(request, reply, requestTimeoutMs);
     const patched = await writes.run(jobId, call, () => patchWithRetries(client, jobId, patch, { ifMatch, attempts: options.patchAttempts }, call));
     return sendJob(reply, patched);
   });
 
   app.delete("/v1/jobs/:jobId", DELETE_JOB, async function deleteJob(request, reply) {
     const ifMatch = ifMatchOnly(request.headers);
-    const call = callOptionsFor(request, reply, requestTimeoutMs);
+    const call = unaryCallOptions(request, reply, requestTimeoutMs);
     const { jobId } = request.params;
     await writes.run(jobId, call, () => deleteAsAsked(client, jobId, ifMatch, request.id, call));
     return reply.code(204).send(null);
@@ -238,7 +238,7 @@ export const jobsRoutes: FastifyPluginCallbackTypebox<ManagerRouteOptions> = (ap
 
   app.post("/v1/jobs/:jobId/complete", COMPLETE_JOB, async function completeJob(request, reply) {
     const ifMatch = ifMatchOnly(request.headers);
-    const call = callOptionsFor(request, reply, requestTimeoutMs);
+    const call = unaryCallOptions(request, reply, requestTimeoutMs);
     const { jobId } = request.params;
     await writes.run(jobId, call, () => completeAsAsked(client, jobId, ifMatch, call));
     return reply.code(204).send(null);

@@ -201,8 +201,9 @@ function headerBlockStalled(session: ServerHttp2Session, watch: HeaderWatch, now
 function bodyTimedOut(request: Http2ServerRequest, response: Http2ServerResponse, limits: ServerLimits): void {
   if (request.complete || request.stream.destroyed) return;
   if (!response.headersSent && request.listenerCount("error") > 0) {
-    // fastify's body reader answers an error with a status of 400 or more with that error.
-    const timedOut = Object.assign(problem("REQUEST_TIMEOUT", requestTimeoutDetail("body", limits)), { statusCode: 408 });
+    // fastify's body reader hands the error to the error handler, which answers a ProblemError
+    // with its failure's status (src/http/problem.ts).
+    const timedOut = problem("REQUEST_TIMEOUT", requestTimeoutDetail("body", limits));
     // Once the answer is written, what the client still sends is not read. Listened for first:
     // the answer may be written before emit returns.
     response.once("finish", () => {

@@ -9,7 +9,7 @@
 import { fromBinary } from "@bufbuild/protobuf";
 import type { DescMessage, MessageShape } from "@bufbuild/protobuf";
 import { messageToJson } from "../json/index.js";
-import { Code, GrpcError, UnusableAnswerError } from "norsk-manager-contract/grpc/errors.js";
+import { UnusableAnswerError } from "norsk-manager-contract/grpc/errors.js";
 
 /**
  * JSON at least this long is kept as one Buffer that every client's frame refers to (a socket
@@ -96,13 +96,12 @@ export class EventDecoder<Desc extends DescMessage> {
     return event === UNKNOWN ? undefined : event;
   }
 
-  /** The message, or an UnusableAnswerError (a 502) for bytes that are not one, as grpc-js reports such bytes. */
+  /** The message, or an UnusableAnswerError (a 502) for bytes that are not one. */
   #parse(bytes: Buffer): MessageShape<Desc> {
     try {
       return fromBinary(this.#schema, bytes);
     } catch (error) {
-      const reason = error instanceof Error ? error.message : String(error);
-      throw new UnusableAnswerError(new GrpcError(Code.INTERNAL, `Response message parsing error: ${reason}`));
+      throw new UnusableAnswerError(`a ${this.#schema.typeName} from the Manager does not parse`, { cause: error });
     }
   }
 

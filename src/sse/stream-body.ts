@@ -204,7 +204,7 @@ export class StreamBody extends Readable {
    * not started yet fails its start with that problem instead.
    */
   fail(problem: ProblemJson, lingerMs = LINGER_MS): void {
-    if (this.#state === "starting") this.#failStart(ProblemError.of(problem));
+    if (this.#state === "starting") this.#failStart(ProblemError.answering(problem));
     if (this.#state !== "open") return;
     this.#flush();
     this.push(formatError(this.#options.format, problem));

@@ -4,7 +4,7 @@
 // are left out: a kubelet asks every few seconds, and what matters about readiness, a change
 // of state, is logged by the readiness route itself (src/routes/health.ts).
 import type { FastifyReply, FastifyRequest, onRequestHookHandler } from "fastify";
-import { bytesWrittenOf, contentLength, routeOf, statusAnswered, watchClientLeaving, traceIdOfHeader } from "./request-facts.js";
+import { bytesWrittenOf, contentLength, routeOf, statusAnswered, traceIdOfHeader } from "./request-facts.js";
 
 /** Which requests get a line: every one, those answered 4xx/5xx (or cut), or none. */
 export type AccessLogMode = "on" | "errors" | "off";
@@ -48,7 +48,6 @@ export function accessLogHook(options: AccessLogOptions): onRequestHookHandler {
     }
     const started = performance.now();
     const written = bytesWrittenOf(request) ?? 0;
-    watchClientLeaving(request, reply);
     reply.raw.once("close", () => {
       const line = lineOf(request, reply, { route, started, written, traceId: traceIdOf(request) });
       if (errorsOnly && line.status < 400 && line.aborted !== true) return;

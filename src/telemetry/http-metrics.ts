@@ -2,7 +2,7 @@
 // sized when its answer is over (sent, or cut by the client leaving, as the access log does).
 import type { FastifyRequest, onRequestHookHandler } from "fastify";
 import type { GatewayMetrics } from "./metrics.js";
-import { bytesWrittenOf, contentLength, routeOf, statusAnswered, watchClientLeaving } from "./request-facts.js";
+import { bytesWrittenOf, contentLength, routeOf, statusAnswered } from "./request-facts.js";
 
 /** The route label of a request that matched no route. */
 export const UNROUTED = "unrouted";
@@ -22,7 +22,6 @@ export function httpMetricsHook(metrics: GatewayMetrics): onRequestHookHandler {
     const started = performance.now();
     const written = bytesWrittenOf(request);
     metrics.httpInFlight.inc({ method, route });
-    watchClientLeaving(request, reply);
     reply.raw.once("close", () => {
       const status = String(statusAnswered(request, reply));
       metrics.httpInFlight.dec({ method, route });

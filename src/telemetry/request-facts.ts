@@ -1,5 +1,5 @@
 // Facts about a request that the access log, the metrics and the traces all name the same way.
-import type { FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyReply, FastifyRequest, onRequestHookHandler } from "fastify";
 
 /**
  * The template of the route that matched ("/v1/jobs/:jobId"), or null when none did: never
@@ -39,25 +39,26 @@ export function contentLength(reply: FastifyReply): number {
  */
 export const CLIENT_CLOSED_REQUEST = 499;
 
-/** Requests whose client left before an answer was begun, and those being watched for it. */
+/** Requests whose client left before an answer was begun. */
 const leftUnanswered = new WeakSet<FastifyRequest>();
-const watched = new WeakSet<FastifyRequest>();
 
 /**
- * Notes when the client of `request` leaves (a stream reset, a connection closed, a body cut
- * off) before an answer was begun. Called when the request arrives; once per request, whoever
- * calls it. What fastify answers after that (a 400 for the body it could not finish) reaches
- * no one, so it is not the request's status.
+ * An onRequest hook that notes when the client of a request leaves (a stream reset, a connection
+ * closed, a body cut off) before an answer was begun. Registered once, before the hooks that
+ * read statusAnswered (the access log, the metrics). What fastify answers after that (a 400 for
+ * the body it could not finish) reaches no one, so it is not the request's status.
  */
-export function watchClientLeaving(request: FastifyRequest, reply: FastifyReply): void {
-  if (watched.has(request)) return;
-  watched.add(request);
+export const watchClientLeaving: onRequestHookHandler = (request, reply, done) => {
   request.raw.once("aborted", () => {
     if (!reply.raw.headersSent) leftUnanswered.add(request);
   });
-}
+  done();
+};
 
-/** The status a request was answered with, once its answer is over: CLIENT_CLOSED_REQUEST when none was begun before the client left. */
+/**
+ * The status a request was answered with, once its answer is over: CLIENT_CLOSED_REQUEST when
+ * none was begun before the client left (as watchClientLeaving saw it).
+ */
 export function statusAnswered(request: FastifyRequest, reply: FastifyReply): number {
   return leftUnanswered.has(request) || !reply.raw.headersSent ? CLIENT_CLOSED_REQUEST : reply.statusCode;
 }

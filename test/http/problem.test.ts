@@ -233,6 +233,12 @@ describe("the problem factories", () => {
     new Error("secret"),
   ])("makes from a problem an error answered as that problem again: %s", (error) => {
     const first = toProblem(error, request);
-    expect(toProblem(ProblemError.of(first), request)).toEqual(first);
+    expect(toProblem(ProblemError.answering(first), request)).toEqual(first);
+  });
+
+  it("answers a problem again with its own 5xx detail, not the one its status and code usually say", () => {
+    // The events route's shutdown problem: a 503 UNAVAILABLE that is neither the Manager's nor the overload's.
+    const first = { ...toProblem(problem("UNAVAILABLE", ""), request), detail: "the gateway is shutting down; reconnect" };
+    expect(toProblem(ProblemError.answering(first), request)).toEqual(first);
   });
 });

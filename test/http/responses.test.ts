@@ -1,11 +1,17 @@
 import { describe, expect, it } from "vitest";
-import { declaredProblems, errorResponses } from "../../src/http/responses.js";
+import { STATUS_MEANING, declaredProblems, errorResponses } from "../../src/http/responses.js";
+import { describedResponse } from "../../src/openapi/errors.js";
 
+/** Each response's description as the document shows it: with the meaning of its status filled in. */
 const descriptions = (responses: Record<string, { description: string }>) =>
-  Object.fromEntries(Object.entries(responses).map(([status, response]) => [status, response.description]));
+  Object.fromEntries(Object.entries(responses).map(([status, response]) => [status, describedResponse(Number(status), response.description)]));
 
 describe("error responses declared by failure", () => {
-  it("computes each status from the table and describes it as the table does", () => {
+  it("leaves the meaning of a status it does not word to the document", () => {
+    expect(declaredProblems("NOT_FOUND")[404].description).toBe(`Not Found: ${STATUS_MEANING}.`);
+  });
+
+  it("computes each status from the failures and describes it as the document does", () => {
     expect(descriptions(errorResponses("NOT_FOUND", "UNSUPPORTED_MEDIA_TYPE"))).toEqual({
       404: "Not Found: the resource does not exist.",
       415: "Unsupported Media Type: the request's Content-Type is not one this operation accepts.",
@@ -17,7 +23,7 @@ describe("error responses declared by failure", () => {
     });
   });
 
-  it("takes the operation's wording over the table's", () => {
+  it("takes the operation's wording over the document's", () => {
     expect(descriptions(declaredProblems({ NOT_FOUND: "no job has this id" }))).toEqual({ 404: "Not Found: no job has this id." });
   });
 
@@ -27,15 +33,15 @@ describe("error responses declared by failure", () => {
   });
 
   it("describes a status once however many of its failures are named", () => {
-    const table = "the request is invalid (each problem located in `errors`), or the Manager refused it (INVALID_ARGUMENT, FAILED_PRECONDITION, OUT_OF_RANGE)";
-    expect(descriptions(declaredProblems("INVALID_ARGUMENT", "FAILED_PRECONDITION"))).toEqual({ 400: `Bad Request: ${table}.` });
+    const meaning = "the request is invalid (each problem located in `errors`), or the Manager refused it (INVALID_ARGUMENT, FAILED_PRECONDITION, OUT_OF_RANGE)";
+    expect(descriptions(declaredProblems("INVALID_ARGUMENT", "FAILED_PRECONDITION"))).toEqual({ 400: `Bad Request: ${meaning}.` });
   });
 
   it("leaves a declared status of the Manager's failures as declared", () => {
     expect(errorResponses({ UNAVAILABLE: "no Manager" })[503].description).toBe("Service Unavailable: no Manager.");
   });
 
-  it("says to read the detail where neither the table nor the operation describes a status", () => {
+  it("says to read the detail where neither the document nor the operation describes a status", () => {
     expect(descriptions(declaredProblems("RESOURCE_EXHAUSTED"))).toEqual({ 429: "Too Many Requests: see the problem's detail." });
   });
 });

@@ -3,7 +3,9 @@
 import { create, toBinary } from "@bufbuild/protobuf";
 import { describe, expect, it } from "vitest";
 import { EventStreamEventSchema, NodeStopping_Reason, NorskStatusEventSchema } from "norsk-manager-contract/gen/norsk/api/manager_pb.js";
+import { Code, UnusableAnswerError } from "norsk-manager-contract/grpc/errors.js";
 import { messageToJson } from "../../src/json/index.js";
+import { toProblem } from "../../src/http/problem.js";
 import { EventDecoder, SHARED_DATA_MIN_BYTES, dataBytes } from "../../src/sse/decoder.js";
 import { formatError, formatEvent, frameText, heartbeat, negotiateFormat } from "../../src/sse/frames.js";
 
@@ -44,6 +46,23 @@ describe("frames", () => {
 });
 
 describe("EventDecoder", () => {
+  it("takes bytes that are not a message for an unusable answer, with the parser's error as its cause", () => {
+    const decoder = new EventDecoder(EventStreamEventSchema);
+    let thrown: unknown;
+    try {
+      decoder.decode(Buffer.from([0x0a, 0xff])); // field 1, length-delimited, a length past the end
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(UnusableAnswerError);
+    const error = thrown as UnusableAnswerError;
+    expect(error.code).toBe(Code.INTERNAL);
+    expect(error.cause).toBeInstanceOf(Error);
+    // Its own words, not an imitation of grpc-js's report of an answer it could not parse.
+    expect(error.details).not.toMatch(/Response message parsing error/);
+    expect(toProblem(error, { id: "r", url: "/v1/events" })).toMatchObject({ status: 502, code: "INTERNAL" });
+  });
+
   it("gives the member's JSON name and its mirrored JSON", () => {
     const decoder = new EventDecoder(EventStreamEventSchema);
     const message = create(EventStreamEventSchema, { event: { case: "nodeStopping", value: { nodeId: { nodeId: "n" }, reason: NodeStopping_Reason.USER_REQUESTED } } });

@@ -13,9 +13,11 @@ export class GrpcError extends Error {
     /** The status message as sent on the wire (grpc-status-details aside). */
     readonly details: string,
     readonly metadata: Metadata = new Metadata(),
+    /** `cause`: the error this one reports, for the log. */
+    options?: ErrorOptions,
   ) {
     // A code outside 0-16 has no name; the log still shows which one the Manager sent.
-    super(`${(status[code] as string | undefined) ?? `status ${String(code)}`}: ${details}`);
+    super(`${(status[code] as string | undefined) ?? `status ${String(code)}`}: ${details}`, options);
   }
 
   /** Normalises anything thrown into a GrpcError; an unknown error becomes INTERNAL. */
@@ -58,16 +60,23 @@ const UNUSABLE_ANSWERS: readonly (readonly [status, RegExp])[] = [
   [status.INTERNAL, /^Failed to decompress (deflate|gzip)-encoded message$/],
 ];
 
+export interface UnusableAnswerOptions {
+  /** The metadata of the call's status, when grpc-js reported it as one. Default: none. */
+  readonly metadata?: Metadata | undefined;
+  /** What found the answer unusable (grpc-js's status, a decoder's error), for the log. Default: none. */
+  readonly cause?: unknown;
+}
+
 /**
  * An answer the Manager sent that the gateway cannot use: larger than --max-message-size, or
- * not a message of its type. The gateway's 502 (src/http/status.ts, BAD_GATEWAY), never the
- * client's fault; its code is INTERNAL and its details grpc-js's text, for the log only.
+ * not a message of its type. The gateway's 502 (its BAD_GATEWAY failure), never the client's
+ * fault; its code is INTERNAL and its details say what was wrong, for the log only.
  */
 export class UnusableAnswerError extends GrpcError {
   override readonly name = "UnusableAnswerError";
 
-  constructor(reported: GrpcError) {
-    super(status.INTERNAL, reported.details, reported.metadata);
+  constructor(details: string, options: UnusableAnswerOptions = {}) {
+    super(status.INTERNAL, details, options.metadata, options.cause === undefined ? undefined : { cause: options.cause });
   }
 }
 
@@ -89,7 +98,9 @@ export class TooLargeToSendError extends GrpcError {
 /** `error` as what it is when grpc-js reported a fault of its own process (above); else itself. */
 export function classifyLocal(error: GrpcError): GrpcError {
   if (error instanceof UnusableAnswerError || error instanceof TooLargeToSendError) return error;
-  if (UNUSABLE_ANSWERS.some(([code, text]) => error.code === code && text.test(error.details))) return new UnusableAnswerError(error);
+  if (UNUSABLE_ANSWERS.some(([code, text]) => error.code === code && text.test(error.details))) {
+    return new UnusableAnswerError(error.details, { metadata: error.metadata });
+  }
   if (error.code === status.RESOURCE_EXHAUSTED && TOO_LARGE_TO_SEND.test(error.details)) return new TooLargeToSendError(error);
   return error;
 }

@@ -1,9 +1,9 @@
+// The headers a request carries into its gRPC calls: Grpc-Timeout, the forwarded metadata, the
+// client's leaving (src/http/grpc-headers.ts).
 import { IncomingMessage, ServerResponse } from "node:http";
 import { Socket } from "node:net";
-import Fastify from "fastify";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { callOptions, callOptionsFor, deadlinesOf, disconnectSignal, forwardedMetadata, metadataFaults, parseGrpcTimeout, streamCallOptions } from "../../src/http/call-options.js";
-import { ProblemError } from "../../src/http/problem.js";
+import { describe, expect, it } from "vitest";
+import { disconnectSignal, forwardedMetadata, metadataFaults, parseGrpcTimeout } from "../../src/http/grpc-headers.js";
 
 describe("parseGrpcTimeout", () => {
   it.each([
@@ -104,62 +104,6 @@ describe("metadataFaults", () => {
   });
 });
 
-const TIMEOUT_MESSAGE = "must be 1 to 8 digits and a unit (H, M, S, m, u, n), e.g. 500m";
-
-describe("callOptionsFor", () => {
-  const app = Fastify();
-  // What a route's calls get, or the problem the request is refused with.
-  app.get("/", (request, reply) => {
-    try {
-      const { timeoutMs, metadata } = callOptionsFor(request, reply, 1_000);
-      return { timeoutMs, metadata, requestId: request.id };
-    } catch (error) {
-      if (!(error instanceof ProblemError)) throw error;
-      return { status: error.status, detail: error.detail, errors: error.errors };
-    }
-  });
-  beforeAll(async () => {
-    await app.ready();
-  });
-  afterAll(async () => {
-    await app.close();
-  });
-
-  const call = async (headers: Record<string, string>) => (await app.inject({ method: "GET", url: "/", headers })).json<Record<string, unknown>>();
-
-  it("gives every call the route's deadline when there is no Grpc-Timeout, and the request's id", async () => {
-    const options = await call({});
-    expect(options).toMatchObject({ timeoutMs: 1_000 });
-    expect(options.metadata).toEqual({ "x-request-id": options.requestId });
-  });
-
-  it.each([
-    ["500m", 500],
-    ["5S", 1_000],
-    ["1000m", 1_000],
-  ])("lets a Grpc-Timeout of %s shorten the deadline, never lengthen it: %i ms", async (value, ms) => {
-    expect(await call({ "grpc-timeout": value })).toMatchObject({ timeoutMs: ms });
-  });
-
-  it("refuses a malformed Grpc-Timeout with a 400 naming it and the form it must have", async () => {
-    expect(await call({ "grpc-timeout": "5" })).toEqual({
-      status: 400,
-      detail: "the request headers are invalid",
-      errors: [{ header: "grpc-timeout", message: TIMEOUT_MESSAGE }],
-    });
-  });
-
-  it("lists a malformed Grpc-Timeout and unusable metadata in one 400", async () => {
-    expect(await call({ "grpc-timeout": "soon", "grpc-metadata-a!b": "x" })).toEqual({
-      status: 400,
-      detail: "the request headers are invalid",
-      errors: [
-        { header: "grpc-timeout", message: TIMEOUT_MESSAGE },
-        { header: "grpc-metadata-a!b", message: "is not a valid gRPC metadata key (letters, digits, '-', '_' and '.' only)" },
-      ],
-    });
-  });
-});
 
 describe("disconnectSignal", () => {
   const response = () => new ServerResponse(new IncomingMessage(new Socket()));
@@ -178,48 +122,5 @@ describe("disconnectSignal", () => {
     Object.defineProperty(res, "writableFinished", { get: () => true });
     res.emit("close");
     expect(signal.aborted).toBe(false);
-  });
-});
-
-describe("callOptions", () => {
-  it("takes the shorter of the Grpc-Timeout and the configured deadline, and the forwarded metadata", () => {
-    const res = new ServerResponse(new IncomingMessage(new Socket()));
-    const headers = { authorization: "Bearer t", cookie: "c=1" };
-    const shorter = callOptions({ headers, requestId: "r-1", response: res, requestTimeoutMs: 1_000, grpcTimeoutMs: 200 });
-    expect(shorter.timeoutMs).toBe(200);
-    expect(shorter.metadata).toEqual({ authorization: "Bearer t", "x-request-id": "r-1" });
-    expect(callOptions({ headers, requestId: "r-1", response: res, requestTimeoutMs: 1_000, grpcTimeoutMs: 3_000 }).timeoutMs).toBe(1_000);
-    expect(callOptions({ headers, requestId: "r-1", response: res, requestTimeoutMs: 1_000 }).timeoutMs).toBe(1_000);
-    const { signal } = shorter;
-    res.emit("close");
-    expect(signal?.aborted).toBe(true);
-  });
-});
-
-describe("deadlines", () => {
-  const base = { headers: {}, requestId: "r-1", response: new ServerResponse(new IncomingMessage(new Socket())), requestTimeoutMs: 10_000 };
-
-  it.each([
-    [undefined, 10_000],
-    [500, 500],
-    [60_000, 10_000],
-  ])("a call answered in one piece, with Grpc-Timeout %j ms: deadline %i ms", (grpcTimeoutMs, timeoutMs) => {
-    expect(callOptions({ ...base, grpcTimeoutMs })).toMatchObject({ timeoutMs });
-    expect(callOptions({ ...base, grpcTimeoutMs }).idleTimeoutMs).toBeUndefined();
-  });
-
-  it.each([
-    [undefined, Infinity],
-    [500, 500],
-    [60_000, 60_000],
-    [300_000, 300_000],
-    [3_600_000, 300_000],
-  ])("a list or stream, with Grpc-Timeout %j ms: total deadline %s ms, each wait the request timeout", (grpcTimeoutMs, timeoutMs) => {
-    expect(streamCallOptions({ ...base, maxRequestTimeoutMs: 300_000, grpcTimeoutMs })).toMatchObject({ timeoutMs, idleTimeoutMs: 10_000 });
-  });
-
-  it("lets no Grpc-Timeout lengthen anything when a plugin is given no maximum", () => {
-    expect(deadlinesOf({ requestTimeoutMs: 2_000 })).toEqual({ requestTimeoutMs: 2_000, maxRequestTimeoutMs: 2_000 });
-    expect(deadlinesOf({ requestTimeoutMs: 2_000, maxRequestTimeoutMs: 9_000 })).toEqual({ requestTimeoutMs: 2_000, maxRequestTimeoutMs: 9_000 });
   });
 });
