@@ -22,7 +22,7 @@ let gw: TestGateway;
 const metrics = new GatewayMetrics();
 
 beforeAll(async () => {
-  gw = await startTestGateway({ coalesceReads: true, metrics });
+  gw = await startTestGateway({ coalesceReads: "on", metrics });
 });
 afterAll(async () => {
   await gw.close();
@@ -115,7 +115,7 @@ describe("coalesced reads (--coalesce-reads on)", () => {
 
   it("stays linearizable in front of a Manager slow to answer reads", async () => {
     const slowMetrics = new GatewayMetrics();
-    const stub = await stubGateway(slowReadingManager(), { coalesceReads: true, metrics: slowMetrics });
+    const stub = await stubGateway(slowReadingManager(), { coalesceReads: "on", metrics: slowMetrics });
     try {
       const { stale, reads } = await linearizability(stub.app, ["slow-0", "slow-1"], 30);
       expect(stale).toEqual([]);
@@ -179,7 +179,7 @@ describe("coalesced reads and credentials", () => {
           yield create(CurrentJobSchema, { job });
         },
       },
-      { coalesceReads: true },
+      { coalesceReads: "on" },
     );
     try {
       const get = (authorization: string) => stub.app.inject({ method: "GET", url: "/v1/jobs/auth-1", headers: { authorization } });
