@@ -3,7 +3,7 @@
 // sent (linearizable), while reads in flight together do share Manager calls; reads with
 // different credentials never share one.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestGateway, JSON_HEADERS } from "../helpers/gateway.js";
+import { JSON_HEADERS, START, startTestGateway } from "../helpers/gateway.js";
 import type { TestGateway } from "../helpers/gateway.js";
 import { GatewayMetrics } from "../../src/telemetry/metrics.js";
 import { stubGateway } from "../helpers/stub-manager.js";
@@ -13,7 +13,6 @@ import type { FastifyInstance } from "fastify";
 import type { ManagerStub } from "../helpers/stub-manager.js";
 import { create } from "@bufbuild/protobuf";
 
-const START = "2026-01-01T00:00:00Z";
 const JOBS = 3;
 const READERS_PER_JOB = 12;
 const WRITES_PER_JOB = 40;
