@@ -45,6 +45,16 @@ describe("buildApp's defaults are the command's", () => {
     expect(lines.filter((line) => line.requestId === "quiet")).toEqual([]);
   });
 
+  it("sheds load past the event-loop delay, as --shed-event-loop-delay's default does", async () => {
+    const built = await appWith({});
+    expect(built.hasDecorator("isUnderPressure")).toBe(true);
+    const unused = connectManager("127.0.0.1:1", { defaultTimeoutMs: 1_000 });
+    const off = await buildApp({ connection: unused, shedEventLoopDelayMs: 0 });
+    expect(off.hasDecorator("isUnderPressure")).toBe(false);
+    await off.close();
+    unused.close();
+  });
+
   it("answers a Host that is not a loopback name with 421, as the command on 127.0.0.1 does", async () => {
     const built = await appWith({});
     expect((await built.inject({ method: "GET", url: "/openapi.json", headers: { host: "gateway.example.com" } })).statusCode).toBe(421);

@@ -185,11 +185,3 @@ describe("with no threshold", () => {
     expect((await app.inject({ method: "GET", url: "/v1/jobs/none" })).statusCode).toBe(404);
   });
 });
-
-describe("with the defaults", () => {
-  it("checks the event-loop delay, as the command does", async () => {
-    const { app } = await gatewayWith({});
-    expect(app.hasDecorator("isUnderPressure")).toBe(true);
-    expect((await app.inject({ method: "GET", url: "/v1/jobs/none" })).statusCode).toBe(404);
-  });
-});
