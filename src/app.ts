@@ -28,13 +28,10 @@ import { jobInstanceRoutes } from "./routes/job-instances.js";
 import { jobSearchRoutes } from "./routes/job-search.js";
 import { nodeRoutes } from "./routes/nodes.js";
 import { eventRoutes } from "./routes/events.js";
-import type { StreamSettings } from "./sse/stream-body.js";
 import cors from "@fastify/cors";
 import { corsEnabled, corsPluginOptions } from "./server/cors.js";
-import type { CorsOptions } from "./server/cors.js";
-import { crossSiteGuard } from "./server/cross-site.js";
-import type { CrossSiteOptions } from "./server/cross-site.js";
-import { SERVER_LIMITS_DEFAULTS, applyHttp1Limits, applyHttp2Limits, headerListTooLarge, limitConnections, secureServerOptions, serverOptions } from "./server/limits.js";
+import { crossSiteGuard, defaultAllowedHosts } from "./server/cross-site.js";
+import { applyHttp1Limits, applyHttp2Limits, headerListTooLarge, limitConnections, secureServerOptions, serverOptions } from "./server/limits.js";
 import type { ServerLimits } from "./server/limits.js";
 import { accessLogHook } from "./telemetry/access-log.js";
 import { httpMetricsHook, noteRequestBody } from "./telemetry/http-metrics.js";
@@ -47,55 +44,67 @@ import type { CurrentJob } from "norsk-manager-contract/gen/norsk/api/manager_pb
 import type { StartedSearch } from "./operations/search-body.js";
 import { addMetricsRoute } from "./telemetry/metrics-route.js";
 import type { Tracing } from "./telemetry/tracing.js";
-import type { AccessLogMode } from "./telemetry/access-log.js";
 import { METRICS_PATH } from "./telemetry/metrics-route.js";
-import { SHEDDING_DEFAULTS, registerLoadShedding } from "./server/load-shedding.js";
-import type { SheddingOptions } from "./server/load-shedding.js";
-import { registerRateLimit } from "./server/rate-limit.js";
-import type { RateLimitOptions } from "./server/rate-limit.js";
+import { SAMPLE_INTERVAL_MS, registerLoadShedding } from "./server/load-shedding.js";
+import type { ShedReason } from "./server/load-shedding.js";
+import { parseRate, registerRateLimit } from "./server/rate-limit.js";
+import { configOf } from "./config.js";
+import type { Config } from "./config.js";
 
-export interface AppOptions {
+/**
+ * The settings buildApp reads. They are the command's (src/config.ts), with the same names,
+ * ranges and defaults: an app built with none of them given runs as `npm start` does. The
+ * others (port, the Manager's address and TLS, the log level, workers, ...) are startGateway's.
+ */
+export const APP_SETTINGS = [
+  "host",
+  "requestTimeoutMs",
+  "maxRequestTimeoutMs",
+  "accessLog",
+  "coalesceReads",
+  "sseHeartbeatMs",
+  "sseBufferBytes",
+  "headerTimeoutMs",
+  "bodyTimeoutMs",
+  "idleTimeoutMs",
+  "maxConnections",
+  "maxStreams",
+  "allowedOrigins",
+  "allowedHosts",
+  "corsOrigins",
+  "corsCredentials",
+  "shedEventLoopDelayMs",
+  "shedHeapUsedBytes",
+  "shedRssBytes",
+  "shedRetryAfterS",
+  "rateLimit",
+  "rateLimitKey",
+] as const satisfies readonly (keyof Config)[];
+
+export type AppSettings = Pick<Config, (typeof APP_SETTINGS)[number]>;
+
+/**
+ * Each setting not given takes its default from ConfigSchema (src/config.ts); a value the
+ * command would refuse makes buildApp throw the command's ConfigError.
+ */
+export interface AppOptions extends Partial<AppSettings> {
   /** The Manager, reached over one long-lived channel. Required. */
   readonly connection: ManagerConnection;
-  /**
-   * Deadline of a gRPC call, in ms; a Grpc-Timeout header may shorten it. Of a list or stream
-   * (GET /v1/jobs, a job's instances, /v1/events, /v1/status): the bound of its start and of
-   * each gap in it, not of the whole. Default: 10 000.
-   */
-  readonly requestTimeoutMs?: number;
-  /**
-   * The longest total deadline a Grpc-Timeout header may set on a list or stream, in ms (a
-   * longer one counts as this); without the header they have none. Default: 300 000, or
-   * requestTimeoutMs if that is longer.
-   */
-  readonly maxRequestTimeoutMs?: number;
-  /** Largest accepted request body, in bytes. Default: 1 MiB. */
+  /** Largest accepted request body, in bytes. Default: BODY_LIMIT_BYTES. */
   readonly bodyLimit?: number;
-  /** Fastify's logger option. Default: false (silent), as in tests. */
+  /** Fastify's logger option. Default: false, nothing written (the command passes its own, at --log-level). */
   readonly logger?: FastifyServerOptions["logger"] | FastifyBaseLogger;
-  /** Heartbeat interval and per-client buffer of /v1/events and /v1/status. Default: 15 s, 1 MiB. */
-  readonly streams?: Partial<StreamSettings>;
-  // The HTTP server's exposure (src/server/): timeouts, connection cap, cross-site protection.
-  /** Header, body and idle timeouts and the connection cap. Default: SERVER_LIMITS_DEFAULTS. */
-  readonly limits?: Partial<ServerLimits>;
-  /** The Host and Origin headers accepted. Default: loopback names as Host; no other origin. */
-  readonly crossSite?: CrossSiteOptions;
-  /** Other origins whose pages may call the API (CORS). Default: none, and no CORS headers. */
-  readonly cors?: CorsOptions;
   /**
    * Serve HTTPS with this certificate chain and key (PEM), HTTP/2 or HTTP/1.1 as the client's
    * ALPN chooses. Default: none (plain HTTP/1.1).
    */
   readonly tls?: ListenerTls;
-  /** Attempts of a PATCH whose test-and-set loses to another writer. Default: 3. */
+  /** Attempts of a PATCH whose test-and-set loses to another writer. Default: the jobs routes'. */
   readonly patchAttempts?: number;
-  /** Writes of one job that may wait behind the running one; one more is a 429. Default: 100. */
+  /** Writes of one job that may wait behind the running one; one more is a 429. Default: the jobs routes'. */
   readonly maxWaitingWrites?: number;
-  /**
-   * One JSON line per request through the logger (src/telemetry/access-log.ts): every request,
-   * only 4xx/5xx and cut ones, or none. Probes are never logged. Default: "off", as the logger.
-   */
-  readonly accessLog?: AccessLogMode;
+  /** How often load shedding samples the process, in ms. Default: SAMPLE_INTERVAL_MS. */
+  readonly sheddingSampleIntervalMs?: number;
   /**
    * The metrics this app feeds (its gRPC calls are counted by the interceptor the connection
    * was made with: grpcMetricsInterceptor). Default: none, and no /metrics.
@@ -108,33 +117,20 @@ export interface AppOptions {
   readonly tracing?: Pick<Tracing, "hook" | "traceIdOf">;
   /** Whether the app itself serves GET /metrics (false when a listener of its own does). Default: true. */
   readonly metricsRoute?: boolean;
-  /**
-   * Identical reads in flight share one Manager call (src/operations/shared-calls/): reads
-   * of a job, of its instances, and searches. Default: false, each read its own call (the
-   * command's --coalesce-reads is on by default).
-   */
-  readonly coalesceReads?: boolean;
-  /**
-   * Thresholds past which new requests are refused with a 503 (src/server/load-shedding.ts).
-   * Default: SHEDDING_DEFAULTS, which check nothing.
-   */
-  readonly shedding?: Partial<SheddingOptions>;
-  /** Requests each client may make in a window; one more is a 429 (src/server/rate-limit.ts). Default: none, no limit. */
-  readonly rateLimit?: RateLimitOptions;
 }
-
 
 export interface ListenerTls {
   readonly cert: Buffer;
   readonly key: Buffer;
 }
 
-const DEFAULTS = { requestTimeoutMs: 10_000, maxRequestTimeoutMs: 300_000, bodyLimit: 1024 * 1024 } as const;
+/** The largest request body accepted, in bytes: a job is far smaller. */
+export const BODY_LIMIT_BYTES = 1024 * 1024;
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
-  const limits: ServerLimits = { ...SERVER_LIMITS_DEFAULTS, ...options.limits };
-  const app = createServer(options, limits);
-  limitConnections(app.server, limits.maxConnections, app.log);
+  const settings = appSettingsOf(options);
+  const app = createServer(options, settings);
+  limitConnections(app.server, settings.maxConnections, app.log);
 
   app.setValidatorCompiler(validatorCompiler);
 
@@ -142,20 +138,36 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.server.on("connect", connectHandler(app.log));
 
   addBodyParsers(app, options.metrics !== undefined);
-  addObservingHooks(app, options);
+  addObservingHooks(app, options, settings);
   const { metrics } = options;
   // After the request id and the observers, so that a refused request is logged and counted.
-  await registerLoadShedding(app, { ...SHEDDING_DEFAULTS, ...options.shedding, onShed: (reason) => metrics?.requestsShed.inc({ reason }) }, EXEMPT);
-  addGuardsAndErrorHandlers(app, options);
+  const shedding = {
+    maxEventLoopDelayMs: settings.shedEventLoopDelayMs,
+    maxHeapUsedBytes: settings.shedHeapUsedBytes,
+    maxRssBytes: settings.shedRssBytes,
+    retryAfterS: settings.shedRetryAfterS,
+    sampleIntervalMs: options.sheddingSampleIntervalMs ?? SAMPLE_INTERVAL_MS,
+    onShed: (reason: ShedReason) => metrics?.requestsShed.inc({ reason }),
+  };
+  await registerLoadShedding(app, shedding, EXEMPT);
+  addGuardsAndErrorHandlers(app, settings);
   // Before the routes: it hooks each route as it is added.
-  if (options.rateLimit !== undefined) {
-    await registerRateLimit(app, { ...options.rateLimit, onLimited: () => metrics?.requestsRateLimited.inc() }, EXEMPT);
+  if (settings.rateLimit !== undefined) {
+    const rate = { ...parseRate(settings.rateLimit), key: settings.rateLimitKey, onLimited: () => metrics?.requestsRateLimited.inc() };
+    await registerRateLimit(app, rate, EXEMPT);
   }
   // After the cross-site guard, which refuses a preflight from an origin not allowed.
-  const corsOptions = options.cors ?? {};
+  const corsOptions = { origins: settings.corsOrigins, credentials: settings.corsCredentials };
   if (corsEnabled(corsOptions)) await app.register(cors, corsPluginOptions(corsOptions));
-  await addRoutes(app, options);
+  await addRoutes(app, options, settings);
   return app;
+}
+
+/** The settings among `options`, each one not given at its default; throws the command's ConfigError. */
+function appSettingsOf(options: AppOptions): AppSettings {
+  const given: Record<string, unknown> = {};
+  for (const key of APP_SETTINGS) if (options[key] !== undefined) given[key] = options[key];
+  return configOf(given);
 }
 
 type GatewayApp = FastifyInstance<
@@ -171,7 +183,7 @@ function createServer(options: AppOptions, limits: ServerLimits): GatewayApp {
   const loggerOption = options.logger ?? false;
   const common: FastifyServerOptions = {
     ...(isLoggerInstance(loggerOption) ? { loggerInstance: loggerOption } : { logger: loggerOption }),
-    bodyLimit: options.bodyLimit ?? DEFAULTS.bodyLimit,
+    bodyLimit: options.bodyLimit ?? BODY_LIMIT_BYTES,
     requestIdHeader: false,
     // The access log (--access-log) is the gateway's own line per request; fastify's two lines
     // per request are kept for "debug" and below. 5xx answers are logged by the error handler.
@@ -225,8 +237,8 @@ function addBodyParsers(app: GatewayApp, measured: boolean): void {
 const EXEMPT: ReadonlySet<string> = new Set(["/healthz", "/readyz", METRICS_PATH]);
 
 /** The span, the access log and the metrics of each request, and the request-id echo. */
-function addObservingHooks(app: GatewayApp, options: AppOptions): void {
-  const accessLog = options.accessLog ?? "off";
+function addObservingHooks(app: GatewayApp, options: AppOptions, settings: AppSettings): void {
+  const { accessLog } = settings;
   const { tracing } = options;
   // First: every later hook and the handler run inside the request's span.
   if (tracing !== undefined) app.addHook("onRequest", tracing.hook);
@@ -251,9 +263,14 @@ function addObservingHooks(app: GatewayApp, options: AppOptions): void {
 }
 
 /** The Host and cross-site checks, bodiless answers without content, and every error answered as a problem. */
-function addGuardsAndErrorHandlers(app: GatewayApp, options: AppOptions): void {
+function addGuardsAndErrorHandlers(app: GatewayApp, settings: AppSettings): void {
   // Before anything is read or written (src/server/cross-site.ts).
-  app.addHook("onRequest", crossSiteGuard(options.crossSite ?? {}));
+  const crossSite = {
+    allowedHosts: settings.allowedHosts ?? defaultAllowedHosts(settings.host),
+    allowedOrigins: settings.allowedOrigins,
+    corsOrigins: settings.corsOrigins,
+  };
+  app.addHook("onRequest", crossSiteGuard(crossSite));
   // 204 and 304 answers carry no content, nor headers that describe any (src/http/bodiless.ts).
   app.addHook("onSend", bodilessAnswers);
 
@@ -270,25 +287,24 @@ function addGuardsAndErrorHandlers(app: GatewayApp, options: AppOptions): void {
 }
 
 /** The OpenAPI document, then one plugin per resource. */
-async function addRoutes(app: GatewayApp, options: AppOptions): Promise<void> {
-  const requestTimeoutMs = options.requestTimeoutMs ?? DEFAULTS.requestTimeoutMs;
-  const maxRequestTimeoutMs = options.maxRequestTimeoutMs ?? Math.max(DEFAULTS.maxRequestTimeoutMs, requestTimeoutMs);
-  const deadlines = { requestTimeoutMs, maxRequestTimeoutMs };
+async function addRoutes(app: GatewayApp, options: AppOptions, settings: AppSettings): Promise<void> {
+  const deadlines = { requestTimeoutMs: settings.requestTimeoutMs, maxRequestTimeoutMs: settings.maxRequestTimeoutMs };
+  const coalesceReads = settings.coalesceReads === "on";
   // Before the routes: the OpenAPI document is generated from each route as it is added.
   await registerOpenApi(app);
   const { metrics } = options;
   await app.register(healthRoutes, { connection: options.connection, onReadiness: (ready) => metrics?.managerReady.set(ready ? 1 : 0) });
-  const jobReads = options.coalesceReads === true ? new SharedCalls<CurrentJob | undefined>({ onShared: (reads) => metrics?.coalescedReads.inc({ read: "job" }, reads) }) : undefined;
+  const jobReads = coalesceReads ? new SharedCalls<CurrentJob | undefined>({ onShared: (reads) => metrics?.coalescedReads.inc({ read: "job" }, reads) }) : undefined;
   const jobOptions = { client: options.connection.manager, ...deadlines, jobReads };
   // Searches may be cancelled (limit, a client leaving): they run on the streams' connection.
-  const searches = options.coalesceReads === true ? new SharedCalls<StartedSearch>({ onShared: (reads) => metrics?.coalescedReads.inc({ read: "search" }, reads) }) : undefined;
+  const searches = coalesceReads ? new SharedCalls<StartedSearch>({ onShared: (reads) => metrics?.coalescedReads.inc({ read: "search" }, reads) }) : undefined;
   await app.register(jobSearchRoutes, { client: options.connection.streams, ...deadlines, searches });
   await app.register(jobsRoutes, { ...jobOptions, patchAttempts: options.patchAttempts, maxWaitingWrites: options.maxWaitingWrites });
   await app.register(jobInstanceRoutes, jobOptions);
   await app.register(nodeRoutes, jobOptions);
   const observe = metrics === undefined ? undefined : (route: string, format: string) => metrics.streamObserver(route, format);
-  const sharing = options.coalesceReads === true ? new SharedStreams({ onShared: (clients) => metrics?.coalescedReads.inc({ read: "events" }, clients) }) : undefined;
-  await app.register(eventRoutes, { client: options.connection.encodedStreams, ...deadlines, ...options.streams, observe, sharing });
+  const sharing = coalesceReads ? new SharedStreams({ onShared: (clients) => metrics?.coalescedReads.inc({ read: "events" }, clients) }) : undefined;
+  await app.register(eventRoutes, { client: options.connection.encodedStreams, ...deadlines, heartbeatMs: settings.sseHeartbeatMs, bufferLimitBytes: settings.sseBufferBytes, observe, sharing });
   await app.register(docsRoutes, { title: DOCUMENT_TITLE, yaml: documentYaml });
   if (metrics !== undefined) {
     watchChannels(metrics, { unary: options.connection.channel, streams: options.connection.streamChannel });

@@ -1,7 +1,8 @@
-// Configuration: flag, then environment variable, then default (docs/architecture.md,
-// "Configuration"). The TypeBox schema is the single source of each setting's type, range, default and
-// help text; the Config type
-// is derived from it, and a value that fails it stops start-up with one line naming it.
+// Configuration: flag, then environment variable, then default. The TypeBox schema is the single
+// source of each setting's spelling (flag and environment variable), type, range, default and
+// help text: the command reads it (loadConfig), buildApp takes its defaults from it (configOf),
+// and --help and docs/reference/configuration.md (npm run docs:config) are written from it. The
+// Config type is derived from it, and a value that fails it stops start-up with one line naming it.
 import { parseArgs } from "node:util";
 import { Type } from "@sinclair/typebox";
 import type { Static, TSchema } from "@sinclair/typebox";
@@ -16,56 +17,61 @@ const LogLevel = Type.Union(
 
 export const ConfigSchema = Type.Object(
   {
-    port: Type.Integer({ minimum: 0, maximum: 65535, default: 8080, description: "HTTP port (0 picks a free one)" }),
-    host: Type.String({ minLength: 1, default: "127.0.0.1", description: "HTTP listen address" }),
+    port: Type.Integer({ minimum: 0, maximum: 65535, default: 8080, flag: "port", env: "PORT", description: "HTTP port (0 picks a free one)" }),
+    host: Type.String({ minLength: 1, default: "127.0.0.1", flag: "host", env: "HOST", description: "HTTP listen address" }),
     manager: Type.Optional(
       Type.String({
         pattern: "^(\\[[0-9a-fA-F:.]+\\]|[A-Za-z0-9.-]+):[0-9]{1,5}$",
-        description: "Manager gRPC address host:port; unset starts the embedded reference Manager",
+        flag: "manager", env: "MANAGER_ADDRESS", description: "Manager gRPC address host:port; unset starts the embedded reference Manager",
       }),
     ),
-    dataDir: Type.String({ minLength: 1, default: "./data", description: "embedded Manager's data directory" }),
+    dataDir: Type.String({ minLength: 1, default: "./data", flag: "data-dir", env: "DATA_DIR", description: "embedded Manager's data directory" }),
     requestTimeoutMs: Type.Integer({
       minimum: 1,
       maximum: 3_600_000,
       default: 10_000,
+      flag: "request-timeout", env: "REQUEST_TIMEOUT_MS",
       description: "deadline of a call, in ms; of a list or stream: of its start and of each gap in it",
     }),
     // Lists and event streams have no total deadline unless the client asks for one with
     // Grpc-Timeout; this bounds what it may ask for: long enough for a listing of millions of
-    // jobs (docs/benchmarks.md, "Listing 100,000 jobs"), while a mistaken
-    // "Grpc-Timeout: 99999999H" is not forwarded to the Manager as a deadline.
+    // jobs, short enough that a mistaken "Grpc-Timeout: 99999999H" is not forwarded to the
+    // Manager as a deadline.
     maxRequestTimeoutMs: Type.Integer({
       minimum: 1,
       maximum: 86_400_000,
       default: 300_000,
+      flag: "max-request-timeout", env: "MAX_REQUEST_TIMEOUT_MS",
       description: "longest deadline a Grpc-Timeout may set on a list or stream, in ms (>= --request-timeout)",
     }),
-    // An event stream's picture carries every active job with its history in one message, so
-    // grpc-js's own 4 MiB receive limit failed every stream once one job's history outgrew it.
+    // An event stream's picture carries every active job with its history in one message, which
+    // outgrows grpc-js's own receive limit once one job's history is long.
     maxMessageSizeBytes: Type.Integer({
       minimum: 65_536,
       maximum: 1_073_741_824,
       default: DEFAULT_MAX_MESSAGE_SIZE_BYTES,
+      flag: "max-message-size", env: "MAX_MESSAGE_SIZE_BYTES",
       description: "largest gRPC message received from or sent to the Manager, in bytes; a larger answer is a 502",
     }),
-    logLevel: { ...LogLevel, default: "info", description: "log level (fatal ... trace, silent)" },
+    logLevel: { ...LogLevel, default: "info", flag: "log-level", env: "LOG_LEVEL", description: "log level (fatal ... trace, silent)" },
     metricsPort: Type.Optional(
-      Type.Integer({ minimum: 0, maximum: 65535, description: "serve /metrics on this port (on --host) instead of the HTTP port (0 picks a free one)" }),
+      Type.Integer({ minimum: 0, maximum: 65535, flag: "metrics-port", env: "METRICS_PORT", description: "serve /metrics on this port (on --host) instead of the HTTP port (0 picks a free one)" }),
     ),
     otlpEndpoint: Type.Optional(
-      Type.String({ pattern: "^https?://[^\\s]+$", description: "OTLP/HTTP collector (http://host:4318): traces are exported to its /v1/traces; unset: no tracing" }),
+      Type.String({ pattern: "^https?://[^\\s]+$", flag: "otlp-endpoint", env: "OTEL_EXPORTER_OTLP_ENDPOINT", description: "OTLP/HTTP collector (http://host:4318): traces are exported to its /v1/traces; unset: no tracing" }),
     ),
     // On by default: one line per request is what an operator reads first, and costs little
     // (docs/benchmarks.md, "Telemetry"); "errors" keeps only 4xx, 5xx and cut answers. Logged at info.
     accessLog: Type.Union([Type.Literal("on"), Type.Literal("errors"), Type.Literal("off")], {
       default: "on",
+      flag: "access-log", env: "ACCESS_LOG",
       description: "one JSON log line per request at info: on, errors (4xx, 5xx, cut) or off; never for probes",
     }),
     // On by default: shared reads never answer with a state older than the read (see
     // src/operations/shared-calls/calls.ts), and they spare the Manager most of a hot job's reads.
     coalesceReads: Type.Union([Type.Literal("on"), Type.Literal("off")], {
       default: "on",
+      flag: "coalesce-reads", env: "COALESCE_READS",
       description: "identical reads in flight (a job, its instances, a search) share one Manager call: on or off",
     }),
     // Load shedding (src/server/load-shedding.ts). The event-loop delay is on: a loop that lags
@@ -78,33 +84,38 @@ export const ConfigSchema = Type.Object(
       minimum: 0,
       maximum: 60_000,
       default: 1_000,
+      flag: "shed-event-loop-delay", env: "SHED_EVENT_LOOP_DELAY_MS",
       description: "mean event-loop delay over a second, in ms, above which new requests get a 503 (0: off)",
     }),
     shedHeapUsedBytes: Type.Integer({
       minimum: 0,
       maximum: 2 ** 45,
       default: 0,
+      flag: "shed-heap-used", env: "SHED_HEAP_USED_BYTES",
       description: "V8 heap in use, in bytes, above which new requests get a 503 (0: off)",
     }),
     shedRssBytes: Type.Integer({
       minimum: 0,
       maximum: 2 ** 45,
       default: 0,
+      flag: "shed-rss", env: "SHED_RSS_BYTES",
       description: "resident memory, in bytes, above which new requests get a 503 (0: off)",
     }),
     shedRetryAfterS: Type.Integer({
       minimum: 1,
       maximum: 3_600,
       default: 5,
+      flag: "shed-retry-after", env: "SHED_RETRY_AFTER_S",
       description: "the Retry-After of a 503 for load shedding, in seconds",
     }),
     // Per-client rate limits (src/server/rate-limit.ts): off unless given, since what a fair
     // share is depends on the clients, and a gateway behind a proxy sees one address for all.
     rateLimit: Type.Optional(
-      Type.String({ pattern: RATE_PATTERN, description: "requests each client may make per window: 100/s, 6000/m, 50/10s, 1000/h; one more is a 429; unset: no limit" }),
+      Type.String({ pattern: RATE_PATTERN, flag: "rate-limit", env: "RATE_LIMIT", description: "requests each client may make per window: 100/s, 6000/m, 50/10s, 1000/h; one more is a 429; unset: no limit" }),
     ),
     rateLimitKey: Type.Union([Type.Literal("address"), Type.Literal("authorization")], {
       default: "address",
+      flag: "rate-limit-key", env: "RATE_LIMIT_KEY",
       description: "what a client of --rate-limit is: its address, or its Authorization header (its address without one)",
     }),
     // Several processes on one port (src/cluster.ts); one by default, as a replica behind a
@@ -112,89 +123,107 @@ export const ConfigSchema = Type.Object(
     workers: Type.String({
       pattern: "^(auto|[1-9][0-9]{0,2})$",
       default: "1",
+      flag: "workers", env: "WORKERS",
       description: "gateway processes serving the one port (node:cluster), or auto for one per CPU",
     }),
     sseHeartbeatMs: Type.Integer({
       minimum: 1,
       maximum: 3_600_000,
       default: 15_000,
+      flag: "sse-heartbeat", env: "SSE_HEARTBEAT_MS",
       description: "interval of the heartbeat on /v1/events and /v1/status, in ms",
     }),
     sseBufferBytes: Type.Integer({
       minimum: 1024,
       maximum: 1_073_741_824,
       default: 1_048_576,
+      flag: "sse-buffer", env: "SSE_BUFFER_BYTES",
       description: "bytes an event-stream client may fall behind before it is closed with an error",
     }),
     // The HTTP server's exposure (src/server/): timeouts, connection cap, shutdown, cross-site.
+    // Ample for any real client (headers come in one packet), short enough to free a slow-loris.
     headerTimeoutMs: Type.Integer({
       minimum: 1,
       maximum: 3_600_000,
       default: 10_000,
+      flag: "header-timeout", env: "HEADER_TIMEOUT_MS",
       description: "time a client has to send a request's headers, in ms (at most --body-timeout)",
     }),
+    // Time for the largest body accepted over a slow link.
     bodyTimeoutMs: Type.Integer({
       minimum: 1,
       maximum: 3_600_000,
       default: 30_000,
+      flag: "body-timeout", env: "BODY_TIMEOUT_MS",
       description: "time a client has to send a whole request, headers and body, in ms",
     }),
+    // Longer than the idle timeout of common load balancers (AWS ALB, nginx: 60 s), so the
+    // balancer closes an idle connection first and never reuses one the gateway is closing (a 502).
     idleTimeoutMs: Type.Integer({
       minimum: 1,
       maximum: 3_600_000,
       default: 72_000,
+      flag: "idle-timeout", env: "IDLE_TIMEOUT_MS",
       description: "time an idle keep-alive connection is kept between requests, in ms",
     }),
+    // Well above the event-stream clients benchmarked (BENCHMARKS.md), each of which holds one.
     maxConnections: Type.Integer({
       minimum: 1,
       maximum: 1_000_000,
       default: 10_000,
+      flag: "max-connections", env: "MAX_CONNECTIONS",
       description: "connections open at once; one more is closed as soon as it is accepted",
     }),
     // A client that opens streams without end on one HTTP/2 connection holds as much as that
-    // many connections would; a browser opens at most about this many (Chromium, Firefox: 100).
+    // many connections would; the default is what browsers allow themselves per connection.
     maxStreams: Type.Integer({
       minimum: 1,
       maximum: 10_000,
       default: 100,
+      flag: "max-streams", env: "MAX_STREAMS",
       description: "requests in flight at once on one HTTP/2 connection (SETTINGS_MAX_CONCURRENT_STREAMS); one more is refused",
     }),
     shutdownTimeoutMs: Type.Integer({
       minimum: 0,
       maximum: 3_600_000,
       default: 25_000,
+      flag: "shutdown-timeout", env: "SHUTDOWN_TIMEOUT_MS",
       description: "time in-flight requests get at shutdown before their connections are closed, in ms",
     }),
     allowedOrigins: Type.Array(Type.String({ pattern: ORIGIN_PATTERN }), {
       default: [],
+      flag: "allowed-origin", env: "ALLOWED_ORIGINS",
       description: "origins (scheme://host[:port], comma-separated) whose pages may change things",
     }),
     // HTTPS on the listener (src/tls-material.ts reads the files at start-up).
-    tlsCert: Type.Optional(Type.String({ minLength: 1, description: "PEM file of the certificate chain to serve HTTPS with (HTTP/1.1 and HTTP/2; with --tls-key)" })),
-    tlsKey: Type.Optional(Type.String({ minLength: 1, description: "PEM file of that certificate's private key" })),
+    tlsCert: Type.Optional(Type.String({ minLength: 1, flag: "tls-cert", env: "TLS_CERT", description: "PEM file of the certificate chain to serve HTTPS with (HTTP/1.1 and HTTP/2; with --tls-key)" })),
+    tlsKey: Type.Optional(Type.String({ minLength: 1, flag: "tls-key", env: "TLS_KEY", description: "PEM file of that certificate's private key" })),
     // CORS (src/server/cors.ts): which other origins' pages may call the API from a browser.
     corsOrigins: Type.Array(Type.String({ pattern: `^\\*$|${ORIGIN_PATTERN}` }), {
       default: [],
+      flag: "cors-origin", env: "CORS_ORIGINS",
       description: "origins (scheme://host[:port], comma-separated; * for any) whose pages may call the API from a browser (CORS)",
     }),
     corsCredentials: Type.Boolean({
       default: false,
+      flag: "cors-credentials", env: "CORS_CREDENTIALS",
       description: "let those pages send cookies and HTTP authentication (Access-Control-Allow-Credentials; not with *)",
     }),
     // TLS to the Manager (src/tls-material.ts reads the files at start-up).
     managerTls: Type.Boolean({
       default: false,
+      flag: "manager-tls", env: "MANAGER_TLS",
       description: "reach the Manager over TLS, trusting the system's CAs (implied by the other --manager-* TLS settings)",
     }),
-    managerCa: Type.Optional(Type.String({ minLength: 1, description: "PEM file of the CAs that sign the Manager's certificate, in place of the system's" })),
-    managerCert: Type.Optional(Type.String({ minLength: 1, description: "PEM file of the client certificate shown to the Manager (mTLS; with --manager-key)" })),
-    managerKey: Type.Optional(Type.String({ minLength: 1, description: "PEM file of that client certificate's private key" })),
+    managerCa: Type.Optional(Type.String({ minLength: 1, flag: "manager-ca", env: "MANAGER_CA", description: "PEM file of the CAs that sign the Manager's certificate, in place of the system's" })),
+    managerCert: Type.Optional(Type.String({ minLength: 1, flag: "manager-cert", env: "MANAGER_CERT", description: "PEM file of the client certificate shown to the Manager (mTLS; with --manager-key)" })),
+    managerKey: Type.Optional(Type.String({ minLength: 1, flag: "manager-key", env: "MANAGER_KEY", description: "PEM file of that client certificate's private key" })),
     managerServerName: Type.Optional(
-      Type.String({ pattern: "^[A-Za-z0-9.-]+$", description: "name the Manager's certificate must carry, where it differs from the host of --manager" }),
+      Type.String({ pattern: "^[A-Za-z0-9.-]+$", flag: "manager-server-name", env: "MANAGER_SERVER_NAME", description: "name the Manager's certificate must carry, where it differs from the host of --manager" }),
     ),
     allowedHosts: Type.Optional(
       Type.Array(Type.String({ pattern: `^\\*$|${HOST_PATTERN}` }), {
-        description: "Host names accepted (name, name:port or *), comma-separated; unset: the loopback names, or * when --host is not loopback",
+        flag: "allowed-host", env: "ALLOWED_HOSTS", description: "Host names accepted (name, name:port or *), comma-separated; unset: the loopback names, or * when --host is not loopback",
       }),
     ),
   },
@@ -203,53 +232,26 @@ export const ConfigSchema = Type.Object(
 
 export type Config = Static<typeof ConfigSchema>;
 
-interface Setting {
+/** How a setting is spelled on the command line and in the environment: each row of ConfigSchema says it. */
+export interface Setting {
   readonly key: keyof Config;
   readonly flag: string;
   readonly env: string;
 }
 
-/** How each setting is spelled on the command line and in the environment. */
-export const SETTINGS: readonly Setting[] = [
-  { key: "port", flag: "port", env: "PORT" },
-  { key: "host", flag: "host", env: "HOST" },
-  { key: "manager", flag: "manager", env: "MANAGER_ADDRESS" },
-  { key: "dataDir", flag: "data-dir", env: "DATA_DIR" },
-  { key: "requestTimeoutMs", flag: "request-timeout", env: "REQUEST_TIMEOUT_MS" },
-  { key: "maxRequestTimeoutMs", flag: "max-request-timeout", env: "MAX_REQUEST_TIMEOUT_MS" },
-  { key: "maxMessageSizeBytes", flag: "max-message-size", env: "MAX_MESSAGE_SIZE_BYTES" },
-  { key: "logLevel", flag: "log-level", env: "LOG_LEVEL" },
-  { key: "sseHeartbeatMs", flag: "sse-heartbeat", env: "SSE_HEARTBEAT_MS" },
-  { key: "sseBufferBytes", flag: "sse-buffer", env: "SSE_BUFFER_BYTES" },
-  { key: "headerTimeoutMs", flag: "header-timeout", env: "HEADER_TIMEOUT_MS" },
-  { key: "bodyTimeoutMs", flag: "body-timeout", env: "BODY_TIMEOUT_MS" },
-  { key: "idleTimeoutMs", flag: "idle-timeout", env: "IDLE_TIMEOUT_MS" },
-  { key: "maxConnections", flag: "max-connections", env: "MAX_CONNECTIONS" },
-  { key: "maxStreams", flag: "max-streams", env: "MAX_STREAMS" },
-  { key: "shutdownTimeoutMs", flag: "shutdown-timeout", env: "SHUTDOWN_TIMEOUT_MS" },
-  { key: "allowedOrigins", flag: "allowed-origin", env: "ALLOWED_ORIGINS" },
-  { key: "allowedHosts", flag: "allowed-host", env: "ALLOWED_HOSTS" },
-  { key: "tlsCert", flag: "tls-cert", env: "TLS_CERT" },
-  { key: "tlsKey", flag: "tls-key", env: "TLS_KEY" },
-  { key: "corsOrigins", flag: "cors-origin", env: "CORS_ORIGINS" },
-  { key: "corsCredentials", flag: "cors-credentials", env: "CORS_CREDENTIALS" },
-  { key: "managerTls", flag: "manager-tls", env: "MANAGER_TLS" },
-  { key: "managerCa", flag: "manager-ca", env: "MANAGER_CA" },
-  { key: "managerCert", flag: "manager-cert", env: "MANAGER_CERT" },
-  { key: "managerKey", flag: "manager-key", env: "MANAGER_KEY" },
-  { key: "managerServerName", flag: "manager-server-name", env: "MANAGER_SERVER_NAME" },
-  { key: "accessLog", flag: "access-log", env: "ACCESS_LOG" },
-  { key: "metricsPort", flag: "metrics-port", env: "METRICS_PORT" },
-  { key: "otlpEndpoint", flag: "otlp-endpoint", env: "OTEL_EXPORTER_OTLP_ENDPOINT" },
-  { key: "coalesceReads", flag: "coalesce-reads", env: "COALESCE_READS" },
-  { key: "shedEventLoopDelayMs", flag: "shed-event-loop-delay", env: "SHED_EVENT_LOOP_DELAY_MS" },
-  { key: "shedHeapUsedBytes", flag: "shed-heap-used", env: "SHED_HEAP_USED_BYTES" },
-  { key: "shedRssBytes", flag: "shed-rss", env: "SHED_RSS_BYTES" },
-  { key: "shedRetryAfterS", flag: "shed-retry-after", env: "SHED_RETRY_AFTER_S" },
-  { key: "rateLimit", flag: "rate-limit", env: "RATE_LIMIT" },
-  { key: "rateLimitKey", flag: "rate-limit-key", env: "RATE_LIMIT_KEY" },
-  { key: "workers", flag: "workers", env: "WORKERS" },
-];
+/** A row of ConfigSchema as the command reads it: its spelling, and its type, default and help text. */
+export type SettingSchema = TSchema & { readonly flag: string; readonly env: string; readonly description: string; readonly default?: unknown };
+
+/** The schema of the setting `key`. */
+export function settingSchema(key: keyof Config): SettingSchema {
+  return ConfigSchema.properties[key] as SettingSchema;
+}
+
+/** Every setting, in the schema's order, with its spelling. */
+export const SETTINGS: readonly Setting[] = (Object.keys(ConfigSchema.properties) as (keyof Config)[]).map((key) => {
+  const { flag, env } = settingSchema(key);
+  return { key, flag, env };
+});
 
 /** A setting whose value is unusable; its message is the one line printed before exit 2. */
 export class ConfigError extends Error {
@@ -267,9 +269,18 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Loa
     const value = fromFlag ?? env[setting.env];
     const source = fromFlag === undefined ? setting.env : `--${setting.flag}`;
     if (value === undefined || value === "") continue;
-    raw[setting.key] = convert(ConfigSchema.properties[setting.key], value, source);
+    raw[setting.key] = convert(settingSchema(setting.key), value, source);
   }
-  const config = Value.Default(ConfigSchema, raw) as Record<string, unknown>;
+  return { help: false, config: configOf(raw) };
+}
+
+/**
+ * `settings` with every setting not given at its default, checked as the command checks them:
+ * the one source of the defaults for the command (loadConfig) and for buildApp alike. Throws a
+ * ConfigError naming the first unusable setting.
+ */
+export function configOf(settings: Readonly<Record<string, unknown>>): Config {
+  const config = Value.Default(ConfigSchema, Value.Clone(settings)) as Record<string, unknown>;
   const first = Value.Errors(ConfigSchema, config).First();
   if (first !== undefined) {
     // A list's item is reported at /key/index.
@@ -278,7 +289,7 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Loa
     throw new ConfigError(`${name}: ${first.message} (got ${JSON.stringify(first.value)})`);
   }
   checkRelations(config as Config);
-  return { help: false, config: config as Config };
+  return config as Config;
 }
 
 export function settingName(key: keyof Config): string {
@@ -339,7 +350,7 @@ function flagText(value: FlagValue): string | undefined {
 function parseFlags(argv: readonly string[]): Record<string, FlagValue> {
   const options: Record<string, { type: "string" | "boolean"; multiple?: boolean }> = { help: { type: "boolean" } };
   for (const setting of SETTINGS) {
-    const schema = ConfigSchema.properties[setting.key] as TSchema;
+    const schema = settingSchema(setting.key);
     options[setting.flag] = schema.type === "boolean" ? { type: "boolean" } : { type: "string", multiple: schema.type === "array" };
   }
   try {
@@ -374,11 +385,18 @@ function booleanOf(value: string, source: string): boolean {
 const FLAG_WIDTH = Math.max(...SETTINGS.map((s) => s.flag.length));
 const ENV_WIDTH = Math.max(...SETTINGS.map((s) => s.env.length));
 
+/** A setting's default as --help and the configuration reference write it. */
+export function defaultText(key: keyof Config): string {
+  const fallback: unknown = settingSchema(key).default;
+  if (fallback === undefined) return "unset";
+  if (Array.isArray(fallback)) return fallback.length === 0 ? "none" : fallback.join(",");
+  return typeof fallback === "string" ? fallback : JSON.stringify(fallback);
+}
+
 export function helpText(): string {
   const rows = SETTINGS.map((s) => {
-    const schema = ConfigSchema.properties[s.key] as TSchema & { description?: string; default?: unknown };
-    const fallback = schema.default === undefined ? "unset" : Array.isArray(schema.default) && schema.default.length === 0 ? "none" : String(schema.default);
-    return `  --${s.flag.padEnd(FLAG_WIDTH)} ${s.env.padEnd(ENV_WIDTH)} ${(schema.description ?? "").padEnd(80)} default: ${fallback}`;
+    const schema = settingSchema(s.key);
+    return `  --${s.flag.padEnd(FLAG_WIDTH)} ${s.env.padEnd(ENV_WIDTH)} ${schema.description.padEnd(80)} default: ${defaultText(s.key)}`;
   });
   return [
     "Usage: norsk-manager-gateway [options]",
@@ -389,3 +407,6 @@ export function helpText(): string {
     "",
   ].join("\n");
 }
+
+/** Every setting at its default; the optional ones without a default are absent. */
+export const DEFAULT_CONFIG: Readonly<Config> = Object.freeze(configOf({}));

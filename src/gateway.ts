@@ -12,9 +12,7 @@ import type { AppOptions } from "./app.js";
 import { connectManager } from "norsk-manager-contract/grpc/manager-connection.js";
 import type { ManagerConnection } from "norsk-manager-contract/grpc/manager-connection.js";
 import type { RunningManager } from "norsk-reference-manager";
-import { defaultAllowedHosts } from "./server/cross-site.js";
 import { gracefulClose } from "./server/shutdown.js";
-import { parseRate } from "./server/rate-limit.js";
 import { readListenerTls, readManagerTls } from "./tls-material.js";
 import { grpcMetricsInterceptor } from "./telemetry/grpc-metrics.js";
 import { GatewayMetrics } from "./telemetry/metrics.js";
@@ -53,13 +51,8 @@ export async function startGateway(config: Config, logger: AppOptions["logger"] 
   const managerLabel = embedded === undefined ? address : "embedded";
   let metricsListener: MetricsListener | undefined;
   try {
-    const app = await buildApp({
-      ...appOptions(config, connection, logger),
-      ...(listenerTls === undefined ? {} : { tls: listenerTls }),
-      metrics,
-      metricsRoute: config.metricsPort === undefined,
-      tracing,
-    });
+    const served = { metrics, metricsRoute: config.metricsPort === undefined, tracing, ...(listenerTls === undefined ? {} : { tls: listenerTls }) };
+    const app = await buildApp({ ...config, connection, logger, ...served });
     const shutdown = gracefulClose(app);
     let url = "";
     await app.listen({
@@ -220,37 +213,4 @@ function isMissingPackage(error: unknown, prefix: string): boolean {
     error.code === "ERR_MODULE_NOT_FOUND" &&
     error.message.includes(`package '${prefix}`)
   );
-}
-
-/** What buildApp needs, from the configuration. */
-function appOptions(config: Config, connection: ManagerConnection, logger: AppOptions["logger"]): AppOptions {
-  return {
-    connection,
-    requestTimeoutMs: config.requestTimeoutMs,
-    maxRequestTimeoutMs: config.maxRequestTimeoutMs,
-    logger,
-    accessLog: config.accessLog,
-    coalesceReads: config.coalesceReads === "on",
-    streams: { heartbeatMs: config.sseHeartbeatMs, bufferLimitBytes: config.sseBufferBytes },
-    limits: {
-      headerTimeoutMs: config.headerTimeoutMs,
-      bodyTimeoutMs: config.bodyTimeoutMs,
-      idleTimeoutMs: config.idleTimeoutMs,
-      maxConnections: config.maxConnections,
-      maxStreams: config.maxStreams,
-    },
-    crossSite: {
-      allowedHosts: config.allowedHosts ?? defaultAllowedHosts(config.host),
-      allowedOrigins: config.allowedOrigins,
-      corsOrigins: config.corsOrigins,
-    },
-    cors: { origins: config.corsOrigins, credentials: config.corsCredentials },
-    shedding: {
-      maxEventLoopDelayMs: config.shedEventLoopDelayMs,
-      maxHeapUsedBytes: config.shedHeapUsedBytes,
-      maxRssBytes: config.shedRssBytes,
-      retryAfterS: config.shedRetryAfterS,
-    },
-    ...(config.rateLimit === undefined ? {} : { rateLimit: { ...parseRate(config.rateLimit), key: config.rateLimitKey } }),
-  };
 }

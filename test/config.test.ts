@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ConfigError, helpText, loadConfig } from "../src/config.js";
+import { ConfigError, ConfigSchema, SETTINGS, helpText, loadConfig } from "../src/config.js";
 
 function config(argv: string[], env: Record<string, string> = {}) {
   const result = loadConfig(argv, env);
@@ -246,5 +246,17 @@ describe("loadConfig", () => {
     for (const name of ["--port", "PORT", "--host", "--manager", "MANAGER_ADDRESS", "--data-dir", "--request-timeout", "--max-request-timeout", "MAX_REQUEST_TIMEOUT_MS", "--max-message-size", "MAX_MESSAGE_SIZE_BYTES", "--log-level", "--sse-heartbeat", "SSE_HEARTBEAT_MS", "--sse-buffer", "SSE_BUFFER_BYTES", "--header-timeout", "--body-timeout", "--idle-timeout", "--max-connections", "--shutdown-timeout", "SHUTDOWN_TIMEOUT_MS", "--allowed-origin", "ALLOWED_ORIGINS", "--allowed-host", "ALLOWED_HOSTS", "--manager-tls", "MANAGER_TLS", "--manager-ca", "--manager-cert", "--manager-key", "--manager-server-name", "--tls-cert", "TLS_CERT", "--tls-key", "--cors-origin", "CORS_ORIGINS", "--cors-credentials", "--access-log", "ACCESS_LOG", "--metrics-port", "METRICS_PORT", "--otlp-endpoint", "OTEL_EXPORTER_OTLP_ENDPOINT", "--shed-event-loop-delay", "SHED_EVENT_LOOP_DELAY_MS", "--shed-heap-used", "SHED_HEAP_USED_BYTES", "--shed-rss", "SHED_RSS_BYTES", "--shed-retry-after", "SHED_RETRY_AFTER_S", "--rate-limit", "RATE_LIMIT", "--rate-limit-key", "RATE_LIMIT_KEY", "--workers", "WORKERS", "--coalesce-reads", "COALESCE_READS"]) {
       expect(helpText()).toContain(name);
     }
+  });
+});
+
+describe("the schema's rows", () => {
+  it("each spell a flag and an environment variable of their own", () => {
+    expect(SETTINGS.map((s) => s.key)).toEqual(Object.keys(ConfigSchema.properties));
+    for (const setting of SETTINGS) {
+      expect(setting.flag).toMatch(/^[a-z][a-z-]*[a-z]$/);
+      expect(setting.env).toMatch(/^[A-Z][A-Z_]*[A-Z]$/);
+    }
+    expect(new Set(SETTINGS.map((s) => s.flag)).size).toBe(SETTINGS.length);
+    expect(new Set(SETTINGS.map((s) => s.env)).size).toBe(SETTINGS.length);
   });
 });

@@ -22,7 +22,7 @@ import { SlowClientError, StreamBody } from "../sse/stream-body.js";
 import type { StreamObserver, StreamSettings } from "../sse/stream-body.js";
 import { EventLine, EventStreamQuery, StatusChannelQuery, StatusLine, sseText } from "../../schemas/events.js";
 
-export interface EventRoutesOptions extends Partial<StreamSettings> {
+export interface EventRoutesOptions extends StreamSettings {
   /** The Manager's server streams, messages still encoded; each client's stream is a call of it. */
   readonly client: BytesClient<typeof Manager>;
   /** How long the Manager may take to start a stream (its first message), in ms. */
@@ -34,8 +34,6 @@ export interface EventRoutesOptions extends Partial<StreamSettings> {
   /** Streams that clients opening together share (src/operations/shared-calls/streams.ts). Default: none, a call per client. */
   readonly sharing?: SharedStreams | undefined;
 }
-
-export const STREAM_DEFAULTS: StreamSettings = { heartbeatMs: 15_000, bufferLimitBytes: 1024 * 1024 };
 
 // How a stream starts, runs and ends is said once, by the tag both streams are under
 // (src/openapi/register.ts).
@@ -93,10 +91,7 @@ interface StreamSource {
 export const eventRoutes: FastifyPluginCallbackTypebox<EventRoutesOptions> = (app, options, done) => {
   const { client } = options;
   const routes: StreamRoutes = {
-    settings: {
-      heartbeatMs: options.heartbeatMs ?? STREAM_DEFAULTS.heartbeatMs,
-      bufferLimitBytes: options.bufferLimitBytes ?? STREAM_DEFAULTS.bufferLimitBytes,
-    },
+    settings: { heartbeatMs: options.heartbeatMs, bufferLimitBytes: options.bufferLimitBytes },
     deadlines: deadlinesOf(options),
     open: new Map(),
     observe: options.observe,

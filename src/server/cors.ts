@@ -8,11 +8,12 @@ import type { FastifyCorsOptions } from "@fastify/cors";
 import { ANY_ORIGIN } from "./cross-site.js";
 import { RATE_LIMIT_HEADERS } from "./rate-limit.js";
 
+/** The settings --cors-origin and --cors-credentials (src/config.ts gives their defaults: none, false). */
 export interface CorsOptions {
-  /** Origins (scheme://host[:port]) whose pages may call the API; ANY_ORIGIN ("*") for every one. Default: none (CORS off). */
-  readonly origins?: readonly string[];
-  /** Whether those pages may send cookies and HTTP authentication (never with "*"). Default: false. */
-  readonly credentials?: boolean;
+  /** Origins (scheme://host[:port]) whose pages may call the API; ANY_ORIGIN ("*") for every one; none: CORS off. */
+  readonly origins: readonly string[];
+  /** Whether those pages may send cookies and HTTP authentication (never with "*"). */
+  readonly credentials: boolean;
 }
 
 /**
@@ -32,7 +33,7 @@ export const PREFLIGHT_MAX_AGE_S = 600;
 
 /** True when CORS is on: some origin is configured. */
 export function corsEnabled(options: CorsOptions): boolean {
-  return (options.origins ?? []).length > 0;
+  return options.origins.length > 0;
 }
 
 /**
@@ -41,12 +42,12 @@ export function corsEnabled(options: CorsOptions): boolean {
  * Access-Control-Request-Method, since the plugin's strict answer is a text/plain 400.
  */
 export function corsPluginOptions(options: CorsOptions): FastifyCorsOptions {
-  const origins = options.origins ?? [];
+  const { origins } = options;
   return {
     origin: origins.includes(ANY_ORIGIN) ? ANY_ORIGIN : origins.map(serializedOrigin),
     methods: [...CORS_METHODS],
     exposedHeaders: [...EXPOSED_HEADERS],
-    credentials: options.credentials ?? false,
+    credentials: options.credentials,
     maxAge: PREFLIGHT_MAX_AGE_S,
     strictPreflight: false,
   };

@@ -24,19 +24,17 @@ import { JSON_TYPE, MERGE_PATCH_TYPE, mediaType } from "../http/media-type.js";
 import { problem, unsupportedMediaType } from "../http/problem.js";
 import type { ProblemError } from "../http/problem.js";
 
+/** The guard's settings: those of the same names (src/config.ts), which give each its default. */
 export interface CrossSiteOptions {
-  /**
-   * The names requests may be addressed to (the Host header): `name` (any port) or `name:port`;
-   * `*` for any. Default: LOOPBACK_HOSTS.
-   */
-  readonly allowedHosts?: readonly string[];
-  /** Origins (scheme://host[:port]) whose pages may send requests that change something. Default: none. */
-  readonly allowedOrigins?: readonly string[];
+  /** The names requests may be addressed to (the Host header): `name` (any port) or `name:port`; `*` for any. */
+  readonly allowedHosts: readonly string[];
+  /** Origins (scheme://host[:port]) whose pages may send requests that change something. */
+  readonly allowedOrigins: readonly string[];
   /**
    * Origins allowed by CORS (src/server/cors.ts), or ANY_ORIGIN: their pages may also change
-   * things, and a preflight from any other origin is refused (403). Default: none.
+   * things, and a preflight from any other origin is refused (403).
    */
-  readonly corsOrigins?: readonly string[];
+  readonly corsOrigins: readonly string[];
 }
 
 export const ANY_HOST = "*";
@@ -83,13 +81,13 @@ const JSON_TYPES = new Set([JSON_TYPE, MERGE_PATCH_TYPE]);
 
 /** The onRequest hook enforcing `options` (see the top of this file). */
 export function crossSiteGuard(options: CrossSiteOptions): (request: FastifyRequest) => Promise<void> {
-  const entries = options.allowedHosts ?? LOOPBACK_HOSTS;
+  const entries = options.allowedHosts;
   const anyHost = entries.includes(ANY_HOST);
   const listed = entries.filter((entry) => entry !== ANY_HOST).map(parseListedHost);
-  const corsOrigins = options.corsOrigins ?? [];
+  const { corsOrigins } = options;
   const anyOrigin = corsOrigins.includes(ANY_ORIGIN);
   const cors = new Set(corsOrigins.filter((origin) => origin !== ANY_ORIGIN).map((origin) => new URL(origin).origin));
-  const origins = new Set([...(options.allowedOrigins ?? []).map((origin) => new URL(origin).origin), ...cors]);
+  const origins = new Set([...options.allowedOrigins.map((origin) => new URL(origin).origin), ...cors]);
   const corsAllowed = (origin: URL | undefined): boolean => anyOrigin || (origin !== undefined && cors.has(origin.origin));
   const hostAllowed = (host: Authority): boolean =>
     listed.some((entry) => entry.name === host.name && (entry.port === "" || entry.port === host.port));

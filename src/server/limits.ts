@@ -12,36 +12,19 @@ import type { FastifyBaseLogger } from "fastify";
 import { problem } from "../http/problem.js";
 import { requestTimeoutDetail } from "../http/unrouted.js";
 
+/** The server's limits: the settings of the same names (src/config.ts), which give each its default and its reason. */
 export interface ServerLimits {
-  /**
-   * ms a client has to send a request's headers, from its first byte (or, for a new connection,
-   * from connecting). Must not exceed bodyTimeoutMs. Default: 10 000.
-   */
+  /** ms a client has to send a request's headers, from its first byte (or, for a new connection, from connecting); at most bodyTimeoutMs. */
   readonly headerTimeoutMs: number;
-  /** ms a client has to send a whole request, headers and body, from its first byte. Default: 30 000. */
+  /** ms a client has to send a whole request, headers and body, from its first byte. */
   readonly bodyTimeoutMs: number;
-  /** ms a keep-alive connection may sit idle between requests before it is closed. Default: 72 000. */
+  /** ms a keep-alive connection may sit idle between requests before it is closed. */
   readonly idleTimeoutMs: number;
-  /** Connections open at once; one more is closed as soon as it is accepted. Default: 10 000. */
+  /** Connections open at once; one more is closed as soon as it is accepted. */
   readonly maxConnections: number;
-  /** Requests (streams) in flight at once on one HTTP/2 connection; one more is refused. Default: 100. */
+  /** Requests (streams) in flight at once on one HTTP/2 connection; one more is refused. */
   readonly maxStreams: number;
 }
-
-export const SERVER_LIMITS_DEFAULTS: ServerLimits = {
-  // Ample for any real client (headers come in one packet), short enough to free a slow-loris.
-  headerTimeoutMs: 10_000,
-  // A 1 MiB body (the largest accepted) at 35 KB/s.
-  bodyTimeoutMs: 30_000,
-  // Longer than the 60 s idle timeout of common load balancers (AWS ALB, nginx), so the balancer
-  // closes an idle connection first and never reuses one the gateway is closing (a 502).
-  idleTimeoutMs: 72_000,
-  // Ten times the event-stream clients bench:events holds, within the memory of a small
-  // container at what each idle client costs (docs/benchmarks.md, "Events").
-  maxConnections: 10_000,
-  // What browsers allow themselves per connection; the cap makes --max-connections bound HTTP/2.
-  maxStreams: 100,
-};
 
 interface LimitOptions {
   readonly requestTimeout: number;

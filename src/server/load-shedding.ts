@@ -28,17 +28,8 @@ export interface SheddingOptions {
   readonly onShed?: (reason: ShedReason) => void;
 }
 
-/**
- * The defaults of buildApp: nothing checked (as in tests), a Retry-After of 5 s and a sample a
- * second. The command's own defaults are its configuration's (src/config.ts).
- */
-export const SHEDDING_DEFAULTS: SheddingOptions = {
-  maxEventLoopDelayMs: 0,
-  maxHeapUsedBytes: 0,
-  maxRssBytes: 0,
-  retryAfterS: 5,
-  sampleIntervalMs: 1_000,
-};
+/** How often the process is sampled, in ms, unless buildApp is told otherwise. */
+export const SAMPLE_INTERVAL_MS = 1_000;
 
 /** True when some threshold is checked. */
 export function sheddingEnabled(options: SheddingOptions): boolean {

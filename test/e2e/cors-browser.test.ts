@@ -73,7 +73,7 @@ describe.skipIf(skipWithoutChromium("the CORS browser test"))("CORS in chromium"
     const { port } = pages.address() as AddressInfo;
     allowedOrigin = `http://127.0.0.1:${port}`;
     otherOrigin = `http://localhost:${port}`;
-    gw = await startListeningGateway({ cors: { origins: [allowedOrigin] }, crossSite: { corsOrigins: [allowedOrigin] } });
+    gw = await startListeningGateway({ corsOrigins: [allowedOrigin] });
     browser = await launchChromium();
   });
 

@@ -23,7 +23,7 @@ describe("what the events guide says of the streams", () => {
     'id: 2\nevent: initialDataComplete\ndata: {"health":[]}\n\n';
 
   it("ignores Last-Event-ID: a reconnecting client gets the fresh picture, numbered from 1 like any other", async () => {
-    gw = await startListeningGateway({ streams: { heartbeatMs: 60_000 } });
+    gw = await startListeningGateway({ sseHeartbeatMs: 60_000 });
     const registered = await fetch(`${gw.url}/v1/physical-nodes/rack-1`, { method: "PUT", headers: { "content-type": "application/json" }, body: "{}" });
     expect(registered.status).toBe(200);
     const fresh = await openStream(`${gw.url}/v1/events`);
@@ -40,7 +40,7 @@ describe("what the events guide says of the streams", () => {
   });
 
   it("sends GET /v1/status as NDJSON when asked: hello, then a logEvent per change, one {event, data} per line", async () => {
-    gw = await startListeningGateway({ streams: { heartbeatMs: 60_000 } });
+    gw = await startListeningGateway({ sseHeartbeatMs: 60_000 });
     const stream = await openStream(`${gw.url}/v1/status`, { accept: "application/x-ndjson" });
     expect(stream.response.statusCode).toBe(200);
     expect(stream.response.headers["content-type"]).toBe("application/x-ndjson");
@@ -56,7 +56,7 @@ describe("what the events guide says of the streams", () => {
   });
 
   it("sends jobUpdated with the history entries its change added, and the picture's jobActive with the whole history", async () => {
-    gw = await startListeningGateway({ streams: { heartbeatMs: 60_000 } });
+    gw = await startListeningGateway({ sseHeartbeatMs: 60_000 });
     const live = await openStream(`${gw.url}/v1/events`, { accept: "application/x-ndjson" });
     await eventually(() => live.state.text.includes("initialDataComplete"), "initialDataComplete");
     const json = { "content-type": "application/json" };
@@ -79,7 +79,7 @@ describe("what the events guide says of the streams", () => {
   });
 
   it("sends no CORS headers: not on a cross-origin GET /v1/events, nor to a preflight", async () => {
-    gw = await startListeningGateway({ streams: { heartbeatMs: 60_000 } });
+    gw = await startListeningGateway({ sseHeartbeatMs: 60_000 });
     const origin = "http://elsewhere.example";
     const stream = await openStream(`${gw.url}/v1/events`, { origin });
     expect(stream.response.statusCode).toBe(200);

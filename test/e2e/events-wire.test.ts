@@ -31,7 +31,7 @@ async function post(g: ListeningGateway, body: object): Promise<Response> {
 
 describe("the stream on the wire", () => {
   it("sends a heartbeat comment when nothing happens", async () => {
-    gw = await startListeningGateway({ streams: { heartbeatMs: 100 } });
+    gw = await startListeningGateway({ sseHeartbeatMs: 100 });
     const stream = await openStream(`${gw.url}/v1/events`);
     expect(stream.response.statusCode).toBe(200);
     expect(stream.response.headers["content-type"]).toBe("text/event-stream; charset=utf-8");
@@ -43,7 +43,7 @@ describe("the stream on the wire", () => {
   });
 
   it("sends NDJSON, one {event, data} per line, heartbeats included, when asked", async () => {
-    gw = await startListeningGateway({ streams: { heartbeatMs: 100 } });
+    gw = await startListeningGateway({ sseHeartbeatMs: 100 });
     const stream = await openStream(`${gw.url}/v1/events`, { accept: "application/x-ndjson" });
     expect(stream.response.headers["content-type"]).toBe("application/x-ndjson");
     await eventually(() => stream.state.text.includes("heartbeat"), "a heartbeat");
@@ -58,7 +58,7 @@ describe("the stream on the wire", () => {
   });
 
   it("closes a client that falls too far behind with a last error event, and releases its gRPC stream", async () => {
-    gw = await startListeningGateway({ streams: { bufferLimitBytes: 64 * 1024, heartbeatMs: 60_000 } });
+    gw = await startListeningGateway({ sseBufferBytes: 64 * 1024, sseHeartbeatMs: 60_000 });
     const stream = await openStream(`${gw.url}/v1/events`, { "x-request-id": "slow-1" });
     await eventually(() => stream.state.text.includes("initialDataComplete"), "initialDataComplete");
     stream.response.pause(); // the client stops reading
@@ -104,7 +104,7 @@ function completeUpdates(text: string): string[] {
 
 describe("large events", () => {
   it("delivers a 600 KB job's jobUpdated (job and previous version) to three clients reading along, none of them closed", async () => {
-    gw = await startListeningGateway({ streams: { heartbeatMs: 60_000 } }); // --sse-buffer's default, 1 MiB
+    gw = await startListeningGateway({ sseHeartbeatMs: 60_000 }); // --sse-buffer's default, 1 MiB
     const g = gw;
     const streams = await Promise.all([1, 2, 3].map(() => openStream(`${g.url}/v1/events`)));
     for (const stream of streams) await eventually(() => stream.state.text.includes("initialDataComplete"), "initialDataComplete");

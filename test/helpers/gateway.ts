@@ -1,44 +1,105 @@
-// A gateway app (not listening; driven with app.inject) in front of a real reference Manager
-// on port 0, plus a direct gRPC client to that Manager for checking what it stored.
+// The one way tests start a gateway in this process: buildApp in front of a Manager, driven
+// with app.inject or listening on 127.0.0.1:0. startTestGateway puts a real reference Manager
+// (port 0, in memory) behind it; gatewayTo puts the app in front of any Manager address (a stub
+// Manager, a proxy, a shared Manager for replicas). The built command is test/helpers/command.ts.
 import type { FastifyInstance } from "fastify";
 import { buildApp } from "../../src/app.js";
 import type { AppOptions } from "../../src/app.js";
 import { connectManager } from "norsk-manager-contract/grpc/manager-connection.js";
 import type { ManagerConnection } from "norsk-manager-contract/grpc/manager-connection.js";
-import { startManager } from "norsk-reference-manager";
+import { IN_MEMORY, startManager } from "norsk-reference-manager";
 import type { RunningManager } from "norsk-reference-manager";
 import type { Job } from "norsk-manager-contract/gen/norsk/api/manager_pb.js";
+import type { ManagerClient } from "../../src/operations/job-access.js";
 
-export interface TestGateway {
+export interface GatewayOptions extends Omit<AppOptions, "connection"> {
+  /** Listen on 127.0.0.1:0 (for real HTTP clients), and give the url. Default: false, app.inject only. */
+  readonly listen?: boolean;
+  /** Called before the app listens: a test may add routes (a page for a browser). Default: none. */
+  readonly beforeListen?: (app: FastifyInstance) => void;
+  /** Methods that replace the real Manager client's; each may call `real`. Default: none. */
+  readonly hook?: (real: ManagerClient) => Partial<ManagerClient>;
+  /** The channels' message limit, as --max-message-size. Default: the setting's. */
+  readonly maxMessageSizeBytes?: number;
+}
+
+/**
+ * What tests set unless they say otherwise; everything else is the command's default.
+ * - requestTimeoutMs: a call that goes wrong fails a test within its own timeout.
+ * - shedEventLoopDelayMs off: in a test this process's event loop also runs the Manager, the
+ *   clients and the test runner, on a machine shared with other test files, so its delay
+ *   measures the test, not the gateway. test/server/load-shedding.test.ts sets it.
+ */
+export const TEST_SETTINGS = { requestTimeoutMs: 5_000, shedEventLoopDelayMs: 0 } as const;
+
+export interface GatewayUnderTest {
   readonly app: FastifyInstance;
-  readonly manager: RunningManager;
+  /** The connection to the Manager, unhooked: the test's direct line to it. */
   readonly connection: ManagerConnection;
-  /** Every job the Manager holds, in id order, straight from JobSearch. */
-  jobs(): Promise<Job[]>;
+  /** The listening address (http://127.0.0.1:port) with `listen`; "" without. */
+  readonly url: string;
   close(): Promise<void>;
 }
 
-/** `options` go to buildApp; requestTimeoutMs defaults to 5 s here. */
-export async function startTestGateway(options: Omit<AppOptions, "connection"> = {}): Promise<TestGateway> {
-  const manager = await startManager({ port: 0, dataDir: ":memory:" });
-  const requestTimeoutMs = options.requestTimeoutMs ?? 5_000;
-  const connection = connectManager(manager.address, { defaultTimeoutMs: requestTimeoutMs });
-  const app = await buildApp({ ...options, requestTimeoutMs, connection });
+/** A gateway app in front of the Manager at `address`, with TEST_SETTINGS and `options`. */
+export async function gatewayTo(address: string, options: GatewayOptions = {}): Promise<GatewayUnderTest> {
+  const { listen = false, beforeListen, hook, maxMessageSizeBytes, ...appOptions } = options;
+  const settings = { ...TEST_SETTINGS, ...appOptions };
+  const connection = connectManager(address, {
+    defaultTimeoutMs: settings.requestTimeoutMs,
+    ...(maxMessageSizeBytes === undefined ? {} : { maxMessageSizeBytes }),
+  });
+  const hooked: ManagerConnection = hook === undefined ? connection : { ...connection, manager: { ...connection.manager, ...hook(connection.manager) } };
+  const app = await buildApp({ ...settings, connection: hooked });
+  beforeListen?.(app);
+  const url = listen ? await app.listen({ port: 0, host: "127.0.0.1" }) : "";
   return {
     app,
-    manager,
     connection,
-    jobs: async () => {
-      const jobs: Job[] = [];
-      for await (const current of connection.manager.jobSearch({})) if (current.job) jobs.push(current.job);
-      return jobs;
-    },
+    url,
     close: async () => {
       await app.close();
       connection.close();
+    },
+  };
+}
+
+export interface TestGateway extends GatewayUnderTest {
+  readonly manager: RunningManager;
+  /** Every job the Manager holds, in id order, straight from JobSearch. */
+  jobs(): Promise<Job[]>;
+}
+
+/** A gateway in front of its own reference Manager (port 0, in memory); `options` as gatewayTo's. */
+export async function startTestGateway(options: GatewayOptions = {}): Promise<TestGateway> {
+  const manager = await startManager({ port: 0, dataDir: IN_MEMORY });
+  const gateway = await gatewayTo(manager.address, options);
+  return {
+    ...gateway,
+    manager,
+    jobs: () => jobsOf(gateway.connection),
+    close: async () => {
+      await gateway.close();
       await manager.close();
     },
   };
 }
 
+/** Every job the Manager behind `connection` holds, in id order, straight from JobSearch. */
+export async function jobsOf(connection: ManagerConnection): Promise<Job[]> {
+  const jobs: Job[] = [];
+  for await (const current of connection.manager.jobSearch({})) if (current.job) jobs.push(current.job);
+  return jobs;
+}
+
 export const JSON_HEADERS = { "content-type": "application/json" } as const;
+
+/** The start of the jobs tests create: any fixed instant will do. */
+export const START = "2026-01-01T00:00:00Z";
+
+/** Creates the job `jobId` (with `extra` fields) through `app`, expects a 201, and resolves with its ETag. */
+export async function createJob(app: FastifyInstance, jobId: string, extra: Record<string, unknown> = {}): Promise<string> {
+  const res = await app.inject({ method: "POST", url: "/v1/jobs", headers: JSON_HEADERS, payload: { jobId, startDateTime: START, ...extra } });
+  if (res.statusCode !== 201) throw new Error(`creating ${jobId}: ${String(res.statusCode)} ${res.body}`);
+  return String(res.headers.etag);
+}

@@ -7,15 +7,12 @@
 // unimplemented ones too.
 import { Server } from "@grpc/grpc-js";
 import { create } from "@bufbuild/protobuf";
-import type { FastifyInstance } from "fastify";
 import { EventStreamEventSchema, Manager, NorskStatusEventSchema } from "norsk-manager-contract/gen/norsk/api/manager_pb.js";
 import type { EventStreamEvent, NorskStatusEvent } from "norsk-manager-contract/gen/norsk/api/manager_pb.js";
 import { addPartialService, listen } from "norsk-manager-contract/grpc/index.js";
 import type { ServiceImpl } from "norsk-manager-contract/grpc/index.js";
-import { buildApp } from "../../src/app.js";
-import type { AppOptions } from "../../src/app.js";
-import { connectManager } from "norsk-manager-contract/grpc/manager-connection.js";
-import type { ManagerConnection } from "norsk-manager-contract/grpc/manager-connection.js";
+import { gatewayTo } from "./gateway.js";
+import type { GatewayOptions, GatewayUnderTest } from "./gateway.js";
 
 type Impl = ServiceImpl<typeof Manager>;
 
@@ -98,36 +95,22 @@ export function untilAborted(signal: AbortSignal): Promise<void> {
   });
 }
 
-export interface StubGateway {
-  readonly app: FastifyInstance;
+export interface StubGateway extends GatewayUnderTest {
   readonly manager: StubManager;
-  readonly connection: ManagerConnection;
-  close(): Promise<void>;
 }
 
 /**
- * A gateway app (driven with inject, or listening if the test says so) in front of
- * stubManager(handlers); its calls' deadline is `options.requestTimeoutMs`, default 2 s, and
- * its channels' message limit `options.maxMessageSizeBytes` (default: connectManager's).
+ * A gateway app (test/helpers/gateway.ts: driven with inject, or listening if the test says so)
+ * in front of stubManager(handlers); its calls' deadline is `options.requestTimeoutMs`, default 2 s.
  */
-export async function stubGateway(
-  handlers: ManagerStub = {},
-  options: Omit<AppOptions, "connection"> & { readonly maxMessageSizeBytes?: number } = {},
-): Promise<StubGateway> {
+export async function stubGateway(handlers: ManagerStub = {}, options: GatewayOptions = {}): Promise<StubGateway> {
   const manager = await stubManager(handlers);
-  const { maxMessageSizeBytes, ...appOptions } = options;
-  const connection = connectManager(manager.address, {
-    defaultTimeoutMs: options.requestTimeoutMs ?? 2_000,
-    ...(maxMessageSizeBytes === undefined ? {} : { maxMessageSizeBytes }),
-  });
-  const app = await buildApp({ requestTimeoutMs: 2_000, ...appOptions, connection });
+  const gateway = await gatewayTo(manager.address, { requestTimeoutMs: 2_000, ...options });
   return {
-    app,
+    ...gateway,
     manager,
-    connection,
     close: async () => {
-      await app.close();
-      connection.close();
+      await gateway.close();
       manager.close();
     },
   };

@@ -31,7 +31,8 @@ describe("the app serves the document", () => {
   let app: FastifyInstance;
   beforeAll(async () => {
     connection = connectManager("127.0.0.1:1", { defaultTimeoutMs: 1_000 });
-    app = await buildApp({ connection });
+    // As the in-process helper does (test/helpers/gateway.ts, TEST_SETTINGS): this loop also runs the test.
+    app = await buildApp({ connection, shedEventLoopDelayMs: 0 });
   });
   afterAll(async () => {
     await app.close();

@@ -3,7 +3,7 @@
 // sent (linearizable), while reads in flight together do share Manager calls; reads with
 // different credentials never share one.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestGateway, JSON_HEADERS } from "../helpers/gateway.js";
+import { JSON_HEADERS, START, startTestGateway } from "../helpers/gateway.js";
 import type { TestGateway } from "../helpers/gateway.js";
 import { GatewayMetrics } from "../../src/telemetry/metrics.js";
 import { stubGateway } from "../helpers/stub-manager.js";
@@ -13,7 +13,6 @@ import type { FastifyInstance } from "fastify";
 import type { ManagerStub } from "../helpers/stub-manager.js";
 import { create } from "@bufbuild/protobuf";
 
-const START = "2026-01-01T00:00:00Z";
 const JOBS = 3;
 const READERS_PER_JOB = 12;
 const WRITES_PER_JOB = 40;
@@ -22,7 +21,7 @@ let gw: TestGateway;
 const metrics = new GatewayMetrics();
 
 beforeAll(async () => {
-  gw = await startTestGateway({ coalesceReads: true, metrics });
+  gw = await startTestGateway({ coalesceReads: "on", metrics });
 });
 afterAll(async () => {
   await gw.close();
@@ -115,7 +114,7 @@ describe("coalesced reads (--coalesce-reads on)", () => {
 
   it("stays linearizable in front of a Manager slow to answer reads", async () => {
     const slowMetrics = new GatewayMetrics();
-    const stub = await stubGateway(slowReadingManager(), { coalesceReads: true, metrics: slowMetrics });
+    const stub = await stubGateway(slowReadingManager(), { coalesceReads: "on", metrics: slowMetrics });
     try {
       const { stale, reads } = await linearizability(stub.app, ["slow-0", "slow-1"], 30);
       expect(stale).toEqual([]);
@@ -179,7 +178,7 @@ describe("coalesced reads and credentials", () => {
           yield create(CurrentJobSchema, { job });
         },
       },
-      { coalesceReads: true },
+      { coalesceReads: "on" },
     );
     try {
       const get = (authorization: string) => stub.app.inject({ method: "GET", url: "/v1/jobs/auth-1", headers: { authorization } });

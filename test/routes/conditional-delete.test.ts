@@ -6,11 +6,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { LightMyRequestResponse } from "fastify";
 import { Code, GrpcError } from "norsk-manager-contract/grpc/errors.js";
 import { DELETING_TAG } from "../../src/operations/job-delete.js";
+import { JSON_HEADERS, START, createJob } from "../helpers/gateway.js";
 import { startReplicas } from "../helpers/replicas.js";
 import type { Replica, Replicas } from "../helpers/replicas.js";
 
-const JSON_HEADERS = { "content-type": "application/json" } as const;
-const START = "2026-01-01T00:00:00Z";
 
 let replicas: Replicas;
 let a: Replica;
@@ -25,11 +24,7 @@ afterAll(async () => {
   await replicas.close();
 });
 
-async function create(replica: Replica, jobId: string, extra: Record<string, unknown> = {}): Promise<string> {
-  const res = await replica.app.inject({ method: "POST", url: "/v1/jobs", headers: JSON_HEADERS, payload: { jobId, startDateTime: START, ...extra } });
-  expect(res.statusCode).toBe(201);
-  return String(res.headers.etag);
-}
+const create = (replica: Replica, jobId: string, extra: Record<string, unknown> = {}): Promise<string> => createJob(replica.app, jobId, extra);
 
 const path = (jobId: string) => `/v1/jobs/${encodeURIComponent(jobId)}`;
 

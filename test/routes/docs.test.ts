@@ -7,23 +7,22 @@ import { readFileSync } from "node:fs";
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildApp } from "../../src/app.js";
-import { connectManager } from "norsk-manager-contract/grpc/manager-connection.js";
-import type { ManagerConnection } from "norsk-manager-contract/grpc/manager-connection.js";
+import { gatewayTo } from "../helpers/gateway.js";
+import type { GatewayUnderTest } from "../helpers/gateway.js";
 
 const YAML_TEXT = readFileSync("openapi.yaml", "utf8");
 
-let connection: ManagerConnection;
+let gateway: GatewayUnderTest;
 let app: FastifyInstance;
 
 beforeAll(async () => {
-  connection = connectManager("127.0.0.1:1", { defaultTimeoutMs: 1_000 });
-  app = await buildApp({ connection });
+  // A Manager that is never called: the docs are the gateway's own.
+  gateway = await gatewayTo("127.0.0.1:1");
+  ({ app } = gateway);
 });
 
 afterAll(async () => {
-  await app.close();
-  connection.close();
+  await gateway.close();
 });
 
 function decoded(body: Buffer, coding: string | undefined): string {

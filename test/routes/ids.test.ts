@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Job_JobState } from "norsk-manager-contract/gen/norsk/api/manager_pb.js";
 import { Code } from "norsk-manager-contract/grpc/index.js";
 import { ID_PATTERN_MESSAGE } from "norsk-manager-contract/lexical/ids.js";
+import { START } from "../helpers/gateway.js";
 import { startListeningGateway } from "../helpers/listening-gateway.js";
 import type { ListeningGateway } from "../helpers/listening-gateway.js";
 
@@ -18,7 +19,6 @@ afterAll(async () => {
   await gw.close();
 });
 
-const START = "2026-01-01T00:00:00Z";
 const TOO_LONG = "must NOT have more than 256 characters";
 
 /**

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { startTestGateway, JSON_HEADERS } from "../helpers/gateway.js";
+import { JSON_HEADERS, START, startTestGateway } from "../helpers/gateway.js";
 import type { TestGateway } from "../helpers/gateway.js";
 
 let gw: TestGateway;
@@ -21,7 +21,6 @@ async function removeAll(): Promise<void> {
 
 beforeEach(removeAll);
 
-const START = "2026-01-01T00:00:00Z";
 
 describe("POST /v1/jobs", () => {
   it("creates a job: 201, Location, ETag equal to the hash in the body", async () => {

@@ -6,10 +6,10 @@ import { STATUS_CODES } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { LightMyRequestResponse } from "fastify";
 import type { ManagerClient } from "../../src/operations/job-access.js";
+import { createJob } from "../helpers/gateway.js";
 import { startReplicas } from "../helpers/replicas.js";
 import type { Replica, Replicas } from "../helpers/replicas.js";
 
-const START = "2026-01-01T00:00:00Z";
 const PATCH_HEADERS = { "content-type": "application/merge-patch+json" } as const;
 
 let replicas: Replicas;
@@ -23,11 +23,7 @@ afterAll(async () => {
   await replicas.close();
 });
 
-async function create(jobId: string): Promise<string> {
-  const res = await plain.app.inject({ method: "POST", url: "/v1/jobs", headers: { "content-type": "application/json" }, payload: { jobId, startDateTime: START } });
-  expect(res.statusCode).toBe(201);
-  return String(res.headers.etag);
-}
+const create = (jobId: string): Promise<string> => createJob(plain.app, jobId);
 
 function patch(replica: Replica, jobId: string, body: Record<string, unknown>, headers: Record<string, string> = {}): Promise<LightMyRequestResponse> {
   return replica.app.inject({ method: "PATCH", url: `/v1/jobs/${jobId}`, headers: { ...PATCH_HEADERS, ...headers }, payload: body });

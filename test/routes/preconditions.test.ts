@@ -13,12 +13,11 @@ import type { Job } from "norsk-manager-contract/gen/norsk/api/manager_pb.js";
 import { Code, GrpcError } from "norsk-manager-contract/grpc/errors.js";
 import { JOB_ABSENT, NO_VERSION, STALE_TAG } from "../../src/operations/job-access.js";
 import { JOB_EXISTS } from "../../src/operations/job-create.js";
-import { startTestGateway, JSON_HEADERS } from "../helpers/gateway.js";
+import { JSON_HEADERS, START, createJob, startTestGateway } from "../helpers/gateway.js";
 import type { TestGateway } from "../helpers/gateway.js";
 import { stubGateway } from "../helpers/stub-manager.js";
 import type { StubGateway } from "../helpers/stub-manager.js";
 
-const START = "2026-01-01T00:00:00Z";
 const PATCH_HEADERS = { "content-type": "application/merge-patch+json" } as const;
 
 type Write = "PUT" | "PATCH" | "DELETE" | "complete";
@@ -58,11 +57,7 @@ describe("against the reference Manager", () => {
     for (const job of await gw.jobs()) await gw.connection.manager.deleteJob({ jobId: job.jobId?.jobId ?? "" });
   });
 
-  async function createJob(jobId: string): Promise<string> {
-    const res = await gw.app.inject({ method: "POST", url: "/v1/jobs", headers: JSON_HEADERS, payload: { jobId, startDateTime: START, description: "original" } });
-    expect(res.statusCode).toBe(201);
-    return String(res.headers.etag);
-  }
+  const createOriginal = (jobId: string): Promise<string> => createJob(gw.app, jobId, { description: "original" });
 
   /** Every job the Manager stores, as JSON-safe facts: id, hash, description, state. */
   async function stored(): Promise<{ id: string; hash: string; description: string; state: Job_JobState }[]> {
@@ -70,7 +65,7 @@ describe("against the reference Manager", () => {
   }
 
   it.each(WRITES)('answers If-Match: "0" on %s of a job whose ETag is not "0" with 412, and writes nothing', async (kind) => {
-    const etag = await createJob("im");
+    const etag = await createOriginal("im");
     expect(etag).not.toBe('"0"');
     const before = await stored();
     expectProblem(await write(gw, kind, "im", { "if-match": '"0"' }), 412, STALE_TAG);
@@ -83,14 +78,14 @@ describe("against the reference Manager", () => {
   });
 
   it.each(WRITES)("answers a stale If-Match on %s with 412, and writes nothing", async (kind) => {
-    await createJob("im");
+    await createOriginal("im");
     const before = await stored();
     expectProblem(await write(gw, kind, "im", { "if-match": '"12345"' }), 412, kind === "PUT" ? "the job has changed since the entity tag was read" : STALE_TAG);
     expect(await stored()).toEqual(before);
   });
 
   it("completes with the job's current ETag (204, state post), with * only an existing job, and never with a weak tag", async () => {
-    const etag = await createJob("c");
+    const etag = await createOriginal("c");
     expectProblem(await write(gw, "complete", "c", { "if-match": `W/${etag}` }), 412, "a weak entity tag never matches If-Match");
     expect((await stored())[0]?.state).toBe(Job_JobState.PRE);
     expect((await write(gw, "complete", "c", { "if-match": etag })).statusCode).toBe(204);
@@ -100,7 +95,7 @@ describe("against the reference Manager", () => {
   });
 
   it("keeps a body currentHash of \"0\" as no precondition: the PUT replaces the job", async () => {
-    await createJob("b");
+    await createOriginal("b");
     const res = await gw.app.inject({
       method: "PUT",
       url: "/v1/jobs/b",
@@ -128,7 +123,7 @@ describe("against the reference Manager", () => {
     });
 
     it("answers 412 for a job that exists, identical or not, and writes nothing", async () => {
-      await createJob("x");
+      await createOriginal("x");
       const before = await stored();
       for (const description of ["original", "different"]) {
         const res = await gw.app.inject({
@@ -143,7 +138,7 @@ describe("against the reference Manager", () => {
     });
 
     it("refuses If-Match or a non-zero currentHash with it (400), and writes nothing", async () => {
-      const etag = await createJob("x");
+      const etag = await createOriginal("x");
       const before = await stored();
       for (const [headers, currentHash] of [[{ "if-match": etag }, undefined], [{ "if-match": "*" }, undefined], [{}, "77"]] as const) {
         const res = await gw.app.inject({
@@ -168,7 +163,7 @@ describe("against the reference Manager", () => {
     ["complete", "*"],
     ["DELETE", '"123"'],
   ] as const)("refuses %s with If-None-Match %j (400 naming the header), and writes nothing", async (kind, value) => {
-    await createJob("n");
+    await createOriginal("n");
     const before = await stored();
     const res = await write(gw, kind, "n", { "if-none-match": value });
     expect(res.statusCode).toBe(400);

@@ -13,7 +13,7 @@ const CLIENTS = 24;
 let gw: ListeningGateway;
 
 beforeAll(async () => {
-  gw = await startListeningGateway({ coalesceReads: true });
+  gw = await startListeningGateway({ coalesceReads: "on" });
 });
 afterAll(async () => {
   await gw.close();

@@ -4,7 +4,7 @@
 // app.inject; test/e2e/cors-browser.test.ts runs a real browser against it.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CORS_METHODS, EXPOSED_HEADERS, PREFLIGHT_MAX_AGE_S } from "../../src/server/cors.js";
-import type { CorsOptions } from "../../src/server/cors.js";
+import type { AppSettings } from "../../src/app.js";
 import { JSON_HEADERS, startTestGateway } from "../helpers/gateway.js";
 import type { TestGateway } from "../helpers/gateway.js";
 
@@ -40,10 +40,10 @@ function preflight(gw: TestGateway, method: string, url: string, origin: string,
   });
 }
 
-function withCors(cors: CorsOptions): () => TestGateway {
+function withCors(cors: Partial<Pick<AppSettings, "corsOrigins" | "corsCredentials">>): () => TestGateway {
   let gw: TestGateway | undefined;
   beforeAll(async () => {
-    gw = await startTestGateway({ cors, crossSite: { corsOrigins: cors.origins } });
+    gw = await startTestGateway(cors);
   });
   afterAll(async () => {
     await gw?.close();
@@ -55,7 +55,7 @@ function withCors(cors: CorsOptions): () => TestGateway {
 }
 
 describe("with --cors-origin https://ui.example.com", () => {
-  const gw = withCors({ origins: [UI] });
+  const gw = withCors({ corsOrigins: [UI] });
 
   it.each(ROUTES)("answers the preflight of %s %s for that origin with 204 and its permissions", async (method, url) => {
     const res = await preflight(gw(), method, url, UI);
@@ -120,7 +120,7 @@ describe("with --cors-origin https://ui.example.com", () => {
 });
 
 describe("with --cors-origin and --cors-credentials", () => {
-  const gw = withCors({ origins: [UI], credentials: true });
+  const gw = withCors({ corsOrigins: [UI], corsCredentials: true });
 
   it("allows credentials on the preflight and on the answer", async () => {
     expect((await preflight(gw(), "PUT", "/v1/jobs/j1", UI)).headers["access-control-allow-credentials"]).toBe("true");
@@ -130,7 +130,7 @@ describe("with --cors-origin and --cors-credentials", () => {
 });
 
 describe("with --cors-origin '*'", () => {
-  const gw = withCors({ origins: ["*"] });
+  const gw = withCors({ corsOrigins: ["*"] });
 
   it("answers any origin's preflight with Access-Control-Allow-Origin *", async () => {
     const res = await preflight(gw(), "PATCH", "/v1/jobs/j1", OTHER);

@@ -6,7 +6,7 @@ import { request as httpRequest } from "node:http";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { Job_JobState } from "norsk-manager-contract/gen/norsk/api/manager_pb.js";
 import { LOOPBACK_HOSTS, defaultAllowedHosts } from "../../src/server/cross-site.js";
-import type { CrossSiteOptions } from "../../src/server/cross-site.js";
+import type { AppSettings } from "../../src/app.js";
 import { startCommand } from "../helpers/command.js";
 import { JSON_HEADERS, startTestGateway } from "../helpers/gateway.js";
 import type { TestGateway } from "../helpers/gateway.js";
@@ -133,8 +133,8 @@ describe("a gateway with the default settings (app.inject, Host localhost:80)", 
 
 describe("configured hosts and origins (app.inject)", () => {
   const gateways: TestGateway[] = [];
-  async function gatewayWith(crossSite: CrossSiteOptions, host?: string): Promise<TestGateway> {
-    const gw = await startTestGateway({ crossSite });
+  async function gatewayWith(crossSite: Partial<Pick<AppSettings, "allowedHosts" | "allowedOrigins">>, host?: string): Promise<TestGateway> {
+    const gw = await startTestGateway(crossSite);
     gateways.push(gw);
     await resetTo(gw, ["m1"], host);
     return gw;

@@ -31,7 +31,7 @@ beforeAll(async () => {
   certs = makeCertificates(["localhost", "127.0.0.1"]);
   gw = await startTestGateway({
     tls: { cert: certs.read(certs.server.cert), key: certs.read(certs.server.key) },
-    limits: { maxStreams: MAX_STREAMS, headerTimeoutMs: HEADER_TIMEOUT_MS, bodyTimeoutMs: BODY_TIMEOUT_MS },
+    maxStreams: MAX_STREAMS, headerTimeoutMs: HEADER_TIMEOUT_MS, bodyTimeoutMs: BODY_TIMEOUT_MS,
     metrics,
   });
   await gw.app.listen({ port: 0, host: "127.0.0.1" });

@@ -35,7 +35,7 @@ afterEach(async () => {
 
 describe("request timeouts", () => {
   it("answers a body shorter than its Content-Length with 408 problem+json and closes, after the body timeout; nothing is written", async () => {
-    const gateway = await gatewayWith({ limits: { headerTimeoutMs: 300, bodyTimeoutMs: 600 } });
+    const gateway = await gatewayWith({ headerTimeoutMs: 300, bodyTimeoutMs: 600 });
     const head = "POST /v1/jobs HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\nX-Request-Id: slow-body-1\r\n\r\n";
     const connection = await open(gateway.url, `${head}{"jobId":`);
     await connection.closed(HANG_MS);
@@ -58,7 +58,7 @@ describe("request timeouts", () => {
     ["half-sent headers", "GET /v1/jobs HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: appl"],
     ["a connection that sends nothing", ""],
   ])("answers %s with 408 problem+json and closes, after the header timeout", async (_name, bytes) => {
-    const { url } = await gatewayWith({ limits: { headerTimeoutMs: 300, bodyTimeoutMs: 60_000 } });
+    const { url } = await gatewayWith({ headerTimeoutMs: 300, bodyTimeoutMs: 60_000 });
     const connection = await open(url, bytes);
     await connection.closed(HANG_MS);
     const answer = parseResponse(connection.received());
@@ -84,7 +84,7 @@ describe("request timeouts", () => {
   });
 
   it("closes a keep-alive connection left idle after its answer, after the idle timeout", async () => {
-    const { url } = await gatewayWith({ limits: { idleTimeoutMs: 300 } });
+    const { url } = await gatewayWith({ idleTimeoutMs: 300 });
     const connection = await open(url, "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
     await connection.closed(HANG_MS);
     const answer = parseResponse(connection.received());
@@ -95,7 +95,7 @@ describe("request timeouts", () => {
 
 describe("the connection cap", () => {
   it("closes the connection over the cap at once, unanswered, keeps serving the others, and accepts again once one closes", async () => {
-    const { url } = await gatewayWith({ limits: { maxConnections: 3, headerTimeoutMs: 30_000, bodyTimeoutMs: 30_000 } });
+    const { url } = await gatewayWith({ maxConnections: 3, headerTimeoutMs: 30_000, bodyTimeoutMs: 30_000 });
     const held = [await open(url), await open(url), await open(url)];
     const over = await open(url, "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
     await over.closed(HANG_MS);
@@ -115,8 +115,8 @@ describe("the connection cap", () => {
 describe("an event stream", () => {
   it("stays open past the header, body and idle timeouts, with heartbeats further apart than all of them", async () => {
     const { url } = await gatewayWith({
-      limits: { headerTimeoutMs: 300, bodyTimeoutMs: 300, idleTimeoutMs: 300 },
-      streams: { heartbeatMs: 500 },
+      headerTimeoutMs: 300, bodyTimeoutMs: 300, idleTimeoutMs: 300,
+      sseHeartbeatMs: 500,
     });
     const connection = await open(url, "GET /v1/events HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n");
     await new Promise((resolve) => setTimeout(resolve, 1_600));

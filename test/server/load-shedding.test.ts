@@ -70,7 +70,7 @@ async function metric(app: FastifyInstance, name: string, labels: Record<string,
 describe("past the heap threshold", () => {
   it("refuses new requests with 503 problem+json and Retry-After, writes nothing, answers the probes and /metrics, and counts each one", async () => {
     const metrics = new GatewayMetrics();
-    const gateway = await gatewayWith({ metrics, shedding: { maxHeapUsedBytes: 1, retryAfterS: 7, sampleIntervalMs: 20 } });
+    const gateway = await gatewayWith({ metrics, shedHeapUsedBytes: 1, shedRetryAfterS: 7, sheddingSampleIntervalMs: 20 });
     const { app } = gateway;
     await eventually(() => isUnderPressure(app), "the first sample of the heap");
     // The samples that cover the start are not acted on.
@@ -105,7 +105,7 @@ describe("past the heap threshold", () => {
 describe("at start-up", () => {
   it("does not act on the samples that cover the start: shedding begins two samples after the app is ready", async () => {
     const sampleIntervalMs = 500;
-    const { app } = await gatewayWith({ shedding: { maxHeapUsedBytes: 1, sampleIntervalMs } });
+    const { app } = await gatewayWith({ shedHeapUsedBytes: 1, sheddingSampleIntervalMs: sampleIntervalMs });
     const ready = performance.now();
     const early = await app.inject({ method: "GET", url: "/v1/jobs/none" });
     // Only meaningful if it was asked within the two samples; it is, unless the machine stalled.
@@ -118,7 +118,7 @@ describe("at start-up", () => {
 describe("past the event-loop delay threshold", () => {
   // Each turn of a lagging loop takes 150 ms, three times the threshold; an idle loop's mean
   // delay is a few ms, even on a loaded machine.
-  const shedding = { maxEventLoopDelayMs: 50, sampleIntervalMs: 200, retryAfterS: 2 };
+  const shedding = { shedEventLoopDelayMs: 50, sheddingSampleIntervalMs: 200, shedRetryAfterS: 2 };
   const LAG_MS = 150;
   let stopLag: (() => void) | undefined;
 
@@ -129,13 +129,13 @@ describe("past the event-loop delay threshold", () => {
 
   /** Until a sample has found the loop idle: starting the gateway (imports, the Manager) lags it. */
   async function settled(app: FastifyInstance): Promise<void> {
-    await new Promise((resolve) => setTimeout(resolve, 2 * shedding.sampleIntervalMs));
+    await new Promise((resolve) => setTimeout(resolve, 2 * shedding.sheddingSampleIntervalMs));
     await eventually(() => !isUnderPressure(app), "a sample of an idle loop");
   }
 
   it("sheds while the loop lags, and answers normally once it has caught up", async () => {
     const metrics = new GatewayMetrics();
-    const { app } = await gatewayWith({ metrics, shedding });
+    const { app } = await gatewayWith({ metrics, ...shedding });
     await settled(app);
     expect((await app.inject({ method: "GET", url: "/v1/jobs/none" })).statusCode).toBe(404);
 
@@ -154,7 +154,7 @@ describe("past the event-loop delay threshold", () => {
   });
 
   it("does not cut an event stream opened before the pressure: its heartbeats keep coming through it", async () => {
-    const listening = await startListeningGateway({ shedding, streams: { heartbeatMs: 50 } });
+    const listening = await startListeningGateway({ ...shedding, sseHeartbeatMs: 50 });
     gw = listening;
     await settled(listening.app);
     const stream = await openRaw(listening.url, "GET /v1/events HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n");
@@ -178,7 +178,8 @@ describe("past the event-loop delay threshold", () => {
 
 describe("with no threshold", () => {
   it("registers nothing: a blocked loop sheds nothing", async () => {
-    const { app } = await gatewayWith({});
+    // The heap and RSS thresholds are off by default; the event-loop delay's is turned off.
+    const { app } = await gatewayWith({ shedEventLoopDelayMs: 0 });
     expect(app.hasDecorator("isUnderPressure")).toBe(false);
     blockLoop(300);
     expect((await app.inject({ method: "GET", url: "/v1/jobs/none" })).statusCode).toBe(404);

@@ -48,7 +48,7 @@ describe("--rate-limit's form", () => {
 
 describe("a client within and past its limit", () => {
   it("answers exactly N requests, counting down RateLimit-Remaining, then a 429 problem with Retry-After and the RateLimit headers", async () => {
-    await gatewayWith({ rateLimit: { max: 3, windowMs: MINUTE } });
+    await gatewayWith({ rateLimit: "3/m" });
     for (const remaining of ["2", "1", "0"]) {
       const allowed = await get("/v1/jobs/none");
       expect(allowed.statusCode).toBe(404);
@@ -81,7 +81,7 @@ describe("a client within and past its limit", () => {
   });
 
   it("allows N again once the window has passed", async () => {
-    await gatewayWith({ rateLimit: { max: 2, windowMs: 1_000 } });
+    await gatewayWith({ rateLimit: "2/s" });
     expect((await get("/v1/jobs/none")).statusCode).toBe(404);
     expect((await get("/v1/jobs/none")).statusCode).toBe(404);
     const refused = await get("/v1/jobs/none");
@@ -97,7 +97,7 @@ describe("a client within and past its limit", () => {
 
   it("never counts nor refuses /healthz, /readyz and /metrics, and counts the refusals there", async () => {
     const metrics = new GatewayMetrics();
-    await gatewayWith({ metrics, rateLimit: { max: 1, windowMs: MINUTE } });
+    await gatewayWith({ metrics, rateLimit: "1/m" });
     expect((await get("/v1/jobs/none")).statusCode).toBe(404);
     expect((await get("/v1/jobs/none")).statusCode).toBe(429);
     expect((await get("/v1/jobs/none")).statusCode).toBe(429);
@@ -116,7 +116,7 @@ describe("a client within and past its limit", () => {
 
 describe("clients", () => {
   it("are told apart by address: one client's refusals leave another's allowance whole", async () => {
-    await gatewayWith({ rateLimit: { max: 2, windowMs: MINUTE } });
+    await gatewayWith({ rateLimit: "2/m" });
     expect((await get("/v1/jobs/none", {}, "10.0.0.1")).statusCode).toBe(404);
     expect((await get("/v1/jobs/none", {}, "10.0.0.1")).statusCode).toBe(404);
     expect((await get("/v1/jobs/none", {}, "10.0.0.1")).statusCode).toBe(429);
@@ -127,7 +127,7 @@ describe("clients", () => {
   });
 
   it("are told apart by Authorization with key \"authorization\", whatever their address; without one, by address", async () => {
-    await gatewayWith({ rateLimit: { max: 2, windowMs: MINUTE, key: "authorization" } });
+    await gatewayWith({ rateLimit: "2/m", rateLimitKey: "authorization" });
     const alice = { authorization: "Bearer alice" };
     expect((await get("/v1/jobs/none", alice, "10.0.0.1")).statusCode).toBe(404);
     expect((await get("/v1/jobs/none", alice, "10.0.0.2")).statusCode).toBe(404);
@@ -145,7 +145,7 @@ describe("clients", () => {
 
 describe("a refused write", () => {
   it("writes nothing: the job stays as the last PUT allowed left it", async () => {
-    const gateway = await gatewayWith({ rateLimit: { max: 2, windowMs: MINUTE } });
+    const gateway = await gatewayWith({ rateLimit: "2/m" });
     const job = { jobId: "limited", startDateTime: "2026-12-24T18:00:00Z", description: "first" };
     expect((await gateway.app.inject({ method: "POST", url: "/v1/jobs", headers: JSON_HEADERS, payload: job })).statusCode).toBe(201);
     const put = (description: string) =>
