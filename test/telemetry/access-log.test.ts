@@ -96,6 +96,17 @@ describe("the access log (--access-log, on by default)", () => {
     expect(line.bytes as number).toBeGreaterThan(0);
   });
 
+  it("logs a request whose client left before its body arrived in full as 499, not as the 400 answered to no one", async () => {
+    const gateway = await gatewayWith();
+    const head = "POST /v1/jobs HTTP/1.1\r\nHost: localhost\r\nX-Request-Id: cut-1\r\nContent-Type: application/json\r\nContent-Length: 1000\r\nExpect: 100-continue\r\n\r\n";
+    const raw = await openRaw(gateway.url, head);
+    // The 100 Continue says the request reached the gateway; then part of the body, and gone.
+    await eventually(() => raw.received().includes("100 Continue"), "100 Continue");
+    raw.socket.write('{"jobId": "cut-1"', "latin1");
+    raw.socket.destroy();
+    expect(await lineOf(gateway, "cut-1")).toMatchObject({ method: "POST", route: "/v1/jobs", status: 499 });
+  });
+
   it("with --access-log errors, logs only 4xx and 5xx answers", async () => {
     const gateway = await gatewayWith(["--access-log", "errors"]);
     expect((await fetch(`${gateway.url}/openapi.json`, { headers: { "x-request-id": "ok-1" } })).status).toBe(200);
