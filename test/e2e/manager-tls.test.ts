@@ -85,6 +85,8 @@ describe("the gateway to a Manager over TLS", () => {
       MANAGER_SERVER_NAME: "manager.test",
     });
     expect(outcome.readyz).toBe(200);
+    // The start-up check probed the Manager MANAGER_ADDRESS names.
+    expect(outcome.probe).toMatchObject({ msg: "the Manager is serving", manager: mtlsManager.address });
   });
 
   it("with --manager-tls alone, trusts Node's default CAs (here extended by NODE_EXTRA_CA_CERTS)", async () => {
