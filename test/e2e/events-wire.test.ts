@@ -7,8 +7,7 @@ import { eventually, startListeningGateway } from "../helpers/listening-gateway.
 import type { ListeningGateway } from "../helpers/listening-gateway.js";
 import { emptyPicture, stubGateway, untilAborted } from "../helpers/stub-manager.js";
 import { openStream } from "../helpers/wire-stream.js";
-import { connectManager } from "norsk-manager-contract/grpc/manager-connection.js";
-import { buildApp } from "../../src/app.js";
+import { gatewayTo } from "../helpers/gateway.js";
 import { create } from "@bufbuild/protobuf";
 import { WireType } from "@bufbuild/protobuf/wire";
 import { EventStreamEventSchema } from "norsk-manager-contract/gen/norsk/api/manager_pb.js";
@@ -174,19 +173,17 @@ describe("before the stream starts: ordinary problem+json", () => {
   });
 
   it("answers 503 when there is no Manager", async () => {
-    const connection = connectManager("127.0.0.1:1", { defaultTimeoutMs: 500 });
-    const app = await buildApp({ connection, requestTimeoutMs: 500 });
+    const gateway = await gatewayTo("127.0.0.1:1", { requestTimeoutMs: 500 });
     try {
       for (const url of ["/v1/events", "/v1/status"]) {
-        const res = await app.inject({ method: "GET", url });
+        const res = await gateway.app.inject({ method: "GET", url });
         expect(res.statusCode).toBe(503);
         expect(res.json()).toMatchObject({ code: "UNAVAILABLE" });
         expect(res.headers["content-type"]).toMatch(/^application\/problem\+json/);
         expect(res.body).not.toContain("127.0.0.1:1");
       }
     } finally {
-      await app.close();
-      connection.close();
+      await gateway.close();
     }
   });
 

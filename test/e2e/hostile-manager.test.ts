@@ -9,11 +9,9 @@ import { Server, ServerCredentials, status } from "@grpc/grpc-js";
 import type { MethodDefinition, ServerUnaryCall, ServerWritableStream, sendUnaryData, UntypedServiceImplementation } from "@grpc/grpc-js";
 import { create, toBinary } from "@bufbuild/protobuf";
 import type { DescMessage, MessageInitShape } from "@bufbuild/protobuf";
-import type { FastifyInstance } from "fastify";
 import { CurrentJobSchema, EventStreamEventSchema, Manager, NorskStatusEventSchema } from "norsk-manager-contract/gen/norsk/api/manager_pb.js";
-import { buildApp } from "../../src/app.js";
-import { connectManager } from "norsk-manager-contract/grpc/manager-connection.js";
-import type { ManagerConnection } from "norsk-manager-contract/grpc/manager-connection.js";
+import { gatewayTo } from "../helpers/gateway.js";
+import type { GatewayUnderTest } from "../helpers/gateway.js";
 import { openStream } from "../helpers/wire-stream.js";
 import { eventually } from "../helpers/listening-gateway.js";
 
@@ -77,8 +75,7 @@ function hostileService(): { definition: Record<string, MethodDefinition<Buffer,
 }
 
 let server: Server;
-let connection: ManagerConnection;
-let app: FastifyInstance;
+let gateway: GatewayUnderTest;
 let url: string;
 const logged: { level: number; msg: string; err?: { message?: string; type?: string } }[] = [];
 
@@ -92,18 +89,17 @@ beforeAll(async () => {
       else reject(error);
     });
   });
-  connection = connectManager(`127.0.0.1:${port}`, { defaultTimeoutMs: 2_000, maxMessageSizeBytes: LIMIT });
-  app = await buildApp({
+  gateway = await gatewayTo(`127.0.0.1:${port}`, {
+    listen: true,
+    maxMessageSizeBytes: LIMIT,
     requestTimeoutMs: 2_000,
-    connection,
     logger: { level: "info", stream: { write: (line: string) => logged.push(JSON.parse(line) as (typeof logged)[number]) } },
   });
-  url = await app.listen({ port: 0, host: "127.0.0.1" });
+  ({ url } = gateway);
 });
 
 afterAll(async () => {
-  await app.close();
-  connection.close();
+  await gateway.close();
   server.forceShutdown();
 });
 

@@ -1,11 +1,8 @@
 // TLS to the Manager, for real: a reference Manager serving TLS with certificates made by
-// openssl for this run, requiring client certificates where a case says so, and the gateway
-// configured by its own flags. Every failure is named in the log at start-up and answered as a
-// 503 problem, never a hang.
+// openssl for this run, requiring client certificates where a case says so, and the built
+// gateway command configured by its own flags or environment. Every failure is named in the log
+// at start-up and answered as a 503 problem, never a hang.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadConfig } from "../../src/config.js";
-import type { Config } from "../../src/config.js";
-import { startGateway } from "../../src/gateway.js";
 import { IN_MEMORY, startManager } from "norsk-reference-manager";
 import type { RunningManager } from "norsk-reference-manager";
 import { makeCertificates } from "../helpers/certificates.js";
@@ -31,12 +28,6 @@ afterAll(async () => {
   certs.remove();
 });
 
-function configOf(argv: readonly string[], env: NodeJS.ProcessEnv = {}): Config {
-  const loaded = loadConfig(["--port", "0", ...argv], env);
-  if (loaded.help) throw new Error("help");
-  return loaded.config;
-}
-
 interface Outcome {
   readonly readyz: number;
   readonly job: { status: number; type: string | null; body: Record<string, unknown> };
@@ -44,19 +35,26 @@ interface Outcome {
   readonly probe: Record<string, unknown> | undefined;
 }
 
-/** Starts the gateway, reads /readyz and a job, and reports what the start-up check logged. */
-async function tryGateway(config: Config): Promise<Outcome> {
-  const lines: Record<string, unknown>[] = [];
-  const stream = { write: (line: string) => { lines.push(JSON.parse(line) as Record<string, unknown>); } };
-  const gateway = await startGateway(config, { level: "info", stream });
+/** The start-up check's line among the command's output, parsed; undefined until it comes. */
+function probeOf(lines: readonly string[]): Record<string, unknown> | undefined {
+  const logged = lines.filter((line) => line.startsWith("{")).map((line) => JSON.parse(line) as Record<string, unknown>);
+  return logged.find((line) => String(line.msg).startsWith("the Manager "));
+}
+
+/**
+ * Starts the built command with `argv` (and `env` added to its environment), reads /readyz and a
+ * job, and reports what the start-up check logged.
+ */
+async function tryGateway(argv: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<Outcome> {
+  const gateway = await startCommand([...argv, "--log-level", "info"], { env });
   try {
     const readyz = (await fetch(`${gateway.url}/readyz`)).status;
     const response = await fetch(`${gateway.url}/v1/jobs/secure-1`);
     const job = { status: response.status, type: response.headers.get("content-type"), body: (await response.json()) as Record<string, unknown> };
-    await expect.poll(() => lines.some((line) => String(line.msg).startsWith("the Manager ")), { timeout: 10_000 }).toBe(true);
-    return { readyz, job, probe: lines.find((line) => String(line.msg).startsWith("the Manager ")) };
+    await expect.poll(() => probeOf(gateway.lines), { timeout: 10_000 }).toBeDefined();
+    return { readyz, job, probe: probeOf(gateway.lines) };
   } finally {
-    await gateway.close();
+    expect(await gateway.stop()).toBe(0);
   }
 }
 
@@ -72,22 +70,23 @@ function expectUnreachable(outcome: Outcome, reason: RegExp): void {
 
 describe("the gateway to a Manager over TLS", () => {
   it("serves jobs over mTLS with --manager-ca, --manager-cert, --manager-key and --manager-server-name", async () => {
-    const config = configOf(["--manager", mtlsManager.address, "--manager-ca", certs.ca.cert, "--manager-cert", certs.client.cert, "--manager-key", certs.client.key, "--manager-server-name", "manager.test"]);
-    const outcome = await tryGateway(config);
+    const outcome = await tryGateway(["--manager", mtlsManager.address, "--manager-ca", certs.ca.cert, "--manager-cert", certs.client.cert, "--manager-key", certs.client.key, "--manager-server-name", "manager.test"]);
     expect(outcome.readyz).toBe(200);
     expect(outcome.job.status).toBe(404);
     expect(outcome.probe).toMatchObject({ level: 30, msg: "the Manager is serving" });
   });
 
   it("takes the same settings from the environment", async () => {
-    const config = configOf([], {
+    const outcome = await tryGateway([], {
       MANAGER_ADDRESS: mtlsManager.address,
       MANAGER_CA: certs.ca.cert,
       MANAGER_CERT: certs.client.cert,
       MANAGER_KEY: certs.client.key,
       MANAGER_SERVER_NAME: "manager.test",
     });
-    expect((await tryGateway(config)).readyz).toBe(200);
+    expect(outcome.readyz).toBe(200);
+    // The start-up check probed the Manager MANAGER_ADDRESS names.
+    expect(outcome.probe).toMatchObject({ msg: "the Manager is serving", manager: mtlsManager.address });
   });
 
   it("with --manager-tls alone, trusts Node's default CAs (here extended by NODE_EXTRA_CA_CERTS)", async () => {
@@ -102,30 +101,26 @@ describe("the gateway to a Manager over TLS", () => {
   });
 
   it("with --manager-tls alone, does not trust a CA that is not among Node's", async () => {
-    const outcome = await tryGateway(configOf(["--manager", tlsManager.address, "--manager-tls"]));
+    const outcome = await tryGateway(["--manager", tlsManager.address, "--manager-tls"]);
     expectUnreachable(outcome, /certificate/i);
   });
 
   it("answers 503, and logs why, when the Manager's certificate is signed by a CA it does not trust", async () => {
-    const config = configOf(["--manager", tlsManager.address, "--manager-ca", certs.otherCa.cert, "--manager-server-name", "manager.test"]);
-    expectUnreachable(await tryGateway(config), /certificate/i);
+    expectUnreachable(await tryGateway(["--manager", tlsManager.address, "--manager-ca", certs.otherCa.cert, "--manager-server-name", "manager.test"]), /certificate/i);
   });
 
   it("answers 503, and logs why, when it has no client certificate for a Manager that requires one", async () => {
-    const config = configOf(["--manager", mtlsManager.address, "--manager-ca", certs.ca.cert, "--manager-server-name", "manager.test"]);
-    expectUnreachable(await tryGateway(config), /certificate|handshake|alert|closed|reset/i);
+    expectUnreachable(await tryGateway(["--manager", mtlsManager.address, "--manager-ca", certs.ca.cert, "--manager-server-name", "manager.test"]), /certificate|handshake|alert|closed|reset/i);
   });
 
   it("answers 503, and logs why, when the Manager's certificate does not carry the expected name", async () => {
-    const config = configOf(["--manager", tlsManager.address, "--manager-ca", certs.ca.cert, "--manager-server-name", "other.test"]);
-    expectUnreachable(await tryGateway(config), /other\.test|altnames|name/i);
+    expectUnreachable(await tryGateway(["--manager", tlsManager.address, "--manager-ca", certs.ca.cert, "--manager-server-name", "other.test"]), /other\.test|altnames|name/i);
   });
 
   it("answers 503 when it speaks TLS to a Manager that serves plaintext", async () => {
     const plain = await startManager({ port: 0, dataDir: IN_MEMORY });
     try {
-      const config = configOf(["--manager", plain.address, "--manager-ca", certs.ca.cert]);
-      expectUnreachable(await tryGateway(config), /.+/);
+      expectUnreachable(await tryGateway(["--manager", plain.address, "--manager-ca", certs.ca.cert]), /.+/);
     } finally {
       await plain.close();
     }

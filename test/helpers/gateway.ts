@@ -1,10 +1,14 @@
 // The one way tests start a gateway in this process: buildApp in front of a Manager, driven
 // with app.inject or listening on 127.0.0.1:0. startTestGateway puts a real reference Manager
 // (port 0, in memory) behind it; gatewayTo puts the app in front of any Manager address (a stub
-// Manager, a proxy, a shared Manager for replicas). The built command is test/helpers/command.ts.
+// Manager, a proxy, a shared Manager for replicas). startMainGateway is the one exception, for
+// tests that read the log as it is written (see there). The built command is test/helpers/command.ts.
 import type { FastifyInstance } from "fastify";
 import { buildApp } from "../../src/app.js";
 import type { AppOptions } from "../../src/app.js";
+import { loadConfig } from "../../src/config.js";
+import { startGateway } from "../../src/gateway.js";
+import type { Gateway } from "../../src/gateway.js";
 import { connectManager } from "norsk-manager-contract/grpc/manager-connection.js";
 import type { ManagerConnection } from "norsk-manager-contract/grpc/manager-connection.js";
 import { IN_MEMORY, startManager } from "norsk-reference-manager";
@@ -83,6 +87,41 @@ export async function startTestGateway(options: GatewayOptions = {}): Promise<Te
       await manager.close();
     },
   };
+}
+
+export type LogLine = Record<string, unknown>;
+
+export interface MainGatewayOptions {
+  /** The log level, as --log-level. Default: "info". */
+  readonly level?: string;
+  /** The environment the settings are also read from, as the command's. Default: empty, flags only. */
+  readonly env?: NodeJS.ProcessEnv;
+}
+
+export interface MainGateway {
+  readonly gateway: Gateway;
+  readonly url: string;
+  /** Every line logged so far, parsed, each as soon as the gateway writes it. */
+  readonly lines: LogLine[];
+  close(): Promise<void>;
+}
+
+/**
+ * The gateway as main.ts starts it (startGateway, from the flags `argv` on port 0), but in this
+ * process, its log captured line by line as the JSON pino writes. For tests that need the log
+ * as it is written: the built command batches its standard output, so there a line that has not
+ * come yet cannot be told from one that never will ("logs no request" would pass unproven).
+ * Everything else that needs the command's flags starts the built command (test/helpers/command.ts).
+ * Load shedding is off as in TEST_SETTINGS (a flag in `argv` may turn it on).
+ */
+export async function startMainGateway(argv: readonly string[], options: MainGatewayOptions = {}): Promise<MainGateway> {
+  const { level = "info", env = {} } = options;
+  const loaded = loadConfig(["--port", "0", "--shed-event-loop-delay", String(TEST_SETTINGS.shedEventLoopDelayMs), ...argv], env);
+  if (loaded.help) throw new Error("--help starts no gateway");
+  const lines: LogLine[] = [];
+  const stream = { write: (line: string) => { lines.push(JSON.parse(line) as LogLine); } };
+  const gateway = await startGateway(loaded.config, { level, stream });
+  return { gateway, url: gateway.url, lines, close: () => gateway.close() };
 }
 
 /** Every job the Manager behind `connection` holds, in id order, straight from JobSearch. */

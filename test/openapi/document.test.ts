@@ -7,9 +7,8 @@ import { lint, loadConfig } from "@redocly/openapi-core";
 import type { FastifyInstance } from "fastify";
 import { parse } from "yaml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildApp } from "../../src/app.js";
-import { connectManager } from "norsk-manager-contract/grpc/manager-connection.js";
-import type { ManagerConnection } from "norsk-manager-contract/grpc/manager-connection.js";
+import { gatewayTo } from "../helpers/gateway.js";
+import type { GatewayUnderTest } from "../helpers/gateway.js";
 import { generateOpenApiYaml } from "../../src/openapi-yaml.js";
 import { operationsOf } from "../../src/openapi/document.js";
 import type { Media, Operation } from "../../src/openapi/document.js";
@@ -27,16 +26,15 @@ describe("openapi.yaml is current", () => {
 });
 
 describe("the app serves the document", () => {
-  let connection: ManagerConnection;
+  let gateway: GatewayUnderTest;
   let app: FastifyInstance;
   beforeAll(async () => {
-    connection = connectManager("127.0.0.1:1", { defaultTimeoutMs: 1_000 });
-    // As the in-process helper does (test/helpers/gateway.ts, TEST_SETTINGS): this loop also runs the test.
-    app = await buildApp({ connection, shedEventLoopDelayMs: 0 });
+    // No Manager: serving the document asks none.
+    gateway = await gatewayTo("127.0.0.1:1");
+    ({ app } = gateway);
   });
   afterAll(async () => {
-    await app.close();
-    connection.close();
+    await gateway.close();
   });
 
   it("at /openapi.json and /openapi.yaml, the same as openapi.yaml", async () => {

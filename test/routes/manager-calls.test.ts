@@ -3,8 +3,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { request as httpRequest } from "node:http";
 import { Code, GrpcError } from "norsk-manager-contract/grpc/index.js";
-import { buildApp } from "../../src/app.js";
-import { connectManager } from "norsk-manager-contract/grpc/manager-connection.js";
+import { gatewayTo } from "../helpers/gateway.js";
 import type { FastifyInstance } from "fastify";
 import { stubGateway } from "../helpers/stub-manager.js";
 import type { ManagerStub, StubGateway } from "../helpers/stub-manager.js";
@@ -159,17 +158,15 @@ describe("readiness", () => {
   });
 
   it("is not ready when nothing listens at the Manager's address, and still alive", async () => {
-    const nowhere = connectManager("127.0.0.1:1", { defaultTimeoutMs: 500 });
-    const lonely = await buildApp({ connection: nowhere });
+    const lonely = await gatewayTo("127.0.0.1:1", { requestTimeoutMs: 500 });
     try {
-      expect((await lonely.inject({ method: "GET", url: "/readyz" })).statusCode).toBe(503);
-      expect((await lonely.inject({ method: "GET", url: "/healthz" })).statusCode).toBe(200);
-      const res = await lonely.inject({ method: "GET", url: "/v1/jobs/a" });
+      expect((await lonely.app.inject({ method: "GET", url: "/readyz" })).statusCode).toBe(503);
+      expect((await lonely.app.inject({ method: "GET", url: "/healthz" })).statusCode).toBe(200);
+      const res = await lonely.app.inject({ method: "GET", url: "/v1/jobs/a" });
       expect(res.statusCode).toBe(503);
       expect(res.body).not.toContain("127.0.0.1:1");
     } finally {
       await lonely.close();
-      nowhere.close();
     }
   });
 });
