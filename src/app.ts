@@ -20,6 +20,7 @@ import { clientErrorHandler, connectHandler, expectationHandler, frameworkErrorH
 import { parseJsonBody } from "./json/body.js";
 import { serializerOptions, validatorCompiler } from "./http/validation.js";
 import { DOCUMENT_TITLE, registerOpenApi } from "./openapi/register.js";
+import { buildInfo } from "./build-info.js";
 import { documentYaml } from "./openapi/yaml.js";
 import { docsRoutes } from "./routes/docs.js";
 import { healthRoutes } from "./routes/health.js";
@@ -291,7 +292,7 @@ async function addRoutes(app: GatewayApp, options: AppOptions, settings: AppSett
   const deadlines = { requestTimeoutMs: settings.requestTimeoutMs, maxRequestTimeoutMs: settings.maxRequestTimeoutMs };
   const coalesceReads = settings.coalesceReads === "on";
   // Before the routes: the OpenAPI document is generated from each route as it is added.
-  await registerOpenApi(app);
+  await registerOpenApi(app, buildInfo().version);
   const { metrics } = options;
   await app.register(healthRoutes, { connection: options.connection, onReadiness: (ready) => metrics?.managerReady.set(ready ? 1 : 0) });
   const jobReads = coalesceReads ? new SharedCalls<CurrentJob | undefined>({ onShared: (reads) => metrics?.coalescedReads.inc({ read: "job" }, reads) }) : undefined;

@@ -258,11 +258,13 @@ export class ConfigError extends Error {
   override readonly name = "ConfigError";
 }
 
-export type LoadResult = { readonly help: true } | { readonly help: false; readonly config: Config };
+/** What the command line asks for: the help text, the version, or a gateway with `config`. */
+export type LoadResult = { readonly help: true } | { readonly version: true } | { readonly config: Config };
 
 export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): LoadResult {
   const flags = parseFlags(argv);
   if (flags.help === true) return { help: true };
+  if (flags.version === true) return { version: true };
   const raw: Record<string, unknown> = {};
   for (const setting of SETTINGS) {
     const fromFlag = flagText(flags[setting.flag]);
@@ -271,7 +273,7 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Loa
     if (value === undefined || value === "") continue;
     raw[setting.key] = convert(settingSchema(setting.key), value, source);
   }
-  return { help: false, config: configOf(raw) };
+  return { config: configOf(raw) };
 }
 
 /**
@@ -348,7 +350,7 @@ function flagText(value: FlagValue): string | undefined {
 }
 
 function parseFlags(argv: readonly string[]): Record<string, FlagValue> {
-  const options: Record<string, { type: "string" | "boolean"; multiple?: boolean }> = { help: { type: "boolean" } };
+  const options: Record<string, { type: "string" | "boolean"; multiple?: boolean }> = { help: { type: "boolean" }, version: { type: "boolean" } };
   for (const setting of SETTINGS) {
     const schema = settingSchema(setting.key);
     options[setting.flag] = schema.type === "boolean" ? { type: "boolean" } : { type: "string", multiple: schema.type === "array" };
@@ -404,6 +406,7 @@ export function helpText(): string {
     "Options (flag, then environment variable, then default):",
     ...rows,
     `  --${"help".padEnd(FLAG_WIDTH)} ${"".padEnd(ENV_WIDTH)} print this help`,
+    `  --${"version".padEnd(FLAG_WIDTH)} ${"".padEnd(ENV_WIDTH)} print the version, the commit it was built from and the Node version`,
     "",
   ].join("\n");
 }

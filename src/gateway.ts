@@ -8,6 +8,7 @@ import { connectivityState } from "@grpc/grpc-js";
 import { ConfigError } from "./config.js";
 import type { Config } from "./config.js";
 import { buildApp } from "./app.js";
+import { buildInfo, describeBuild } from "./build-info.js";
 import type { AppOptions } from "./app.js";
 import { connectManager } from "norsk-manager-contract/grpc/manager-connection.js";
 import type { ManagerConnection } from "norsk-manager-contract/grpc/manager-connection.js";
@@ -41,7 +42,7 @@ export async function startGateway(config: Config, logger: AppOptions["logger"] 
   const listenerTls = readListenerTls(config);
   const embedded = config.manager === undefined ? await startEmbeddedManager(config.dataDir) : undefined;
   const address = config.manager ?? embedded?.address ?? "";
-  const metrics = new GatewayMetrics();
+  const metrics = new GatewayMetrics({ build: buildInfo() });
   // A worker of --workers: /metrics is every worker's (src/cluster.ts).
   shareMetrics(metrics);
   // Loaded only when asked for: without a collector, no OpenTelemetry module is imported.
@@ -61,7 +62,7 @@ export async function startGateway(config: Config, logger: AppOptions["logger"] 
       // Fastify logs this as its one "listening" line; it is also the gateway's start-up line.
       listenTextResolver: (listening) => {
         url = listening;
-        return `norsk-manager-gateway listening on ${listening} (Manager: ${managerLabel}; docs: ${listening}/docs)`;
+        return `norsk-manager-gateway ${describeBuild()} listening on ${listening} (Manager: ${managerLabel}; docs: ${listening}/docs)`;
       },
     });
     if (config.metricsPort !== undefined) {

@@ -4,6 +4,7 @@
 import { ConfigError, helpText, loadConfig } from "./config.js";
 import type { LoadResult } from "./config.js";
 import { startEmbeddedManager, startGateway } from "./gateway.js";
+import { describeBuild } from "./build-info.js";
 import { isPrimaryOf, reportServing, runPrimary } from "./cluster.js";
 import type { PrimaryLog } from "./cluster.js";
 import { batchedLines } from "./telemetry/log-stream.js";
@@ -11,8 +12,12 @@ import type { Gateway } from "./gateway.js";
 
 async function main(): Promise<void> {
   const loaded = readConfig();
-  if (loaded.help) {
+  if ("help" in loaded) {
     process.stdout.write(helpText());
+    return;
+  }
+  if ("version" in loaded) {
+    process.stdout.write(`norsk-manager-gateway ${describeBuild()}\n`);
     return;
   }
   const { config } = loaded;

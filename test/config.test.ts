@@ -3,7 +3,7 @@ import { ConfigError, ConfigSchema, SETTINGS, helpText, loadConfig } from "../sr
 
 function config(argv: string[], env: Record<string, string> = {}) {
   const result = loadConfig(argv, env);
-  if (result.help) throw new Error("unexpected help");
+  if (!("config" in result)) throw new Error("unexpected --help or --version");
   return result.config;
 }
 
@@ -243,6 +243,7 @@ describe("loadConfig", () => {
 
   it("asks for help with --help, which lists every setting", () => {
     expect(loadConfig(["--help"], {})).toEqual({ help: true });
+    expect(loadConfig(["--version"], {})).toEqual({ version: true });
     for (const name of ["--port", "PORT", "--host", "--manager", "MANAGER_ADDRESS", "--data-dir", "--request-timeout", "--max-request-timeout", "MAX_REQUEST_TIMEOUT_MS", "--max-message-size", "MAX_MESSAGE_SIZE_BYTES", "--log-level", "--sse-heartbeat", "SSE_HEARTBEAT_MS", "--sse-buffer", "SSE_BUFFER_BYTES", "--header-timeout", "--body-timeout", "--idle-timeout", "--max-connections", "--shutdown-timeout", "SHUTDOWN_TIMEOUT_MS", "--allowed-origin", "ALLOWED_ORIGINS", "--allowed-host", "ALLOWED_HOSTS", "--manager-tls", "MANAGER_TLS", "--manager-ca", "--manager-cert", "--manager-key", "--manager-server-name", "--tls-cert", "TLS_CERT", "--tls-key", "--cors-origin", "CORS_ORIGINS", "--cors-credentials", "--access-log", "ACCESS_LOG", "--metrics-port", "METRICS_PORT", "--otlp-endpoint", "OTEL_EXPORTER_OTLP_ENDPOINT", "--shed-event-loop-delay", "SHED_EVENT_LOOP_DELAY_MS", "--shed-heap-used", "SHED_HEAP_USED_BYTES", "--shed-rss", "SHED_RSS_BYTES", "--shed-retry-after", "SHED_RETRY_AFTER_S", "--rate-limit", "RATE_LIMIT", "--rate-limit-key", "RATE_LIMIT_KEY", "--workers", "WORKERS", "--coalesce-reads", "COALESCE_READS"]) {
       expect(helpText()).toContain(name);
     }

@@ -2,9 +2,6 @@
 // before the routes, so that it sees each route as it is added; app.swagger() gives the
 // document once the app is ready. Component names come from the schemas' component marks
 // (components.ts); what holds for every operation is added by finish.ts.
-import { readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
 import swagger from "@fastify/swagger";
 import type { SwaggerOptions } from "@fastify/swagger";
 import type { FastifyInstance } from "fastify";
@@ -89,7 +86,8 @@ const SECURITY_SCHEMES = {
   },
 } as const;
 
-export async function registerOpenApi(app: FastifyInstance): Promise<void> {
+/** The document of `app`, whose info.version is `version` (the gateway's own). */
+export async function registerOpenApi(app: FastifyInstance, version: string): Promise<void> {
   const named = new NamedSchemas();
   // Collect the named schemas as routes are added, and build the components once all are
   // known: @fastify/swagger converts the components before it looks at any route.
@@ -107,7 +105,7 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
   const options: SwaggerOptions = {
     openapi: {
       openapi: "3.1.0",
-      info: { title: DOCUMENT_TITLE, version: packageVersion(), description: DESCRIPTION },
+      info: { title: DOCUMENT_TITLE, version, description: DESCRIPTION },
       // Relative: Swagger UI and clients resolve it against wherever the document was served from.
       servers: [{ url: "/", description: "this gateway" }],
       tags: TAGS,
@@ -125,20 +123,4 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
     },
   };
   await app.register(swagger, options);
-}
-
-/** The gateway's own version, from its package.json (found from src/ and from dist/src/). */
-function packageVersion(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    try {
-      const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as { name?: string; version?: string };
-      if (pkg.name === "norsk-manager-gateway" && pkg.version !== undefined) return pkg.version;
-    } catch {
-      // No package.json here: look further up.
-    }
-    const parent = dirname(dir);
-    if (parent === dir) throw new Error("package.json of norsk-manager-gateway not found");
-    dir = parent;
-  }
 }

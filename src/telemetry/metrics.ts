@@ -12,6 +12,11 @@ const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.
 /** Bytes: from an empty answer to the 1 MiB body limit and a long listing. */
 const SIZE_BUCKETS = [0, 100, 1_000, 10_000, 100_000, 1_000_000, 10_000_000, 100_000_000];
 
+export interface MetricsOptions {
+  /** What is running, for gateway_build_info. Default: none, and no series. */
+  readonly build?: { readonly version: string; readonly commit: string | undefined; readonly node: string };
+}
+
 export class GatewayMetrics {
   readonly registry = new Registry();
   readonly httpRequests = new Counter({
@@ -114,12 +119,22 @@ export class GatewayMetrics {
     aggregator: "min",
     registers: [this.registry],
   });
+  readonly buildInfo = new Gauge({
+    name: "gateway_build_info",
+    help: "1, labelled with the version, the commit it was built from (empty when unknown) and the Node version of the gateway",
+    labelNames: ["version", "commit", "node"] as const,
+    // With --workers: every worker runs the same build.
+    aggregator: "max",
+    registers: [this.registry],
+  });
   /** Where the exposition comes from: this registry, or (a worker of --workers) every worker's. */
   #exposition: () => Promise<string> = () => this.registry.metrics();
 
-  constructor() {
+  constructor(options: MetricsOptions = {}) {
     // Event-loop lag, heap, GC, CPU, file descriptors: prom-client's process metrics.
     collectDefaultMetrics({ register: this.registry });
+    const { build } = options;
+    if (build !== undefined) this.buildInfo.set({ version: build.version, commit: build.commit ?? "", node: build.node }, 1);
   }
 
   /** The observer of one stream of `route` in `format`. */

@@ -1,11 +1,19 @@
 // The built command: --help, refusing a bad setting with exit code 2 and one line, its start-up
 // line, and a clean shutdown on SIGTERM and SIGINT with the data kept.
 import { execFile } from "node:child_process";
+import { readFile } from "node:fs/promises";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { startCommand } from "../helpers/command.js";
 
 const run = promisify(execFile);
+
+/** What the build says of itself: this package's version, the checkout's commit (the global setup built dist/ here), this Node. */
+async function expectedBuild(): Promise<string> {
+  const { version } = JSON.parse(await readFile("package.json", "utf8")) as { version: string };
+  const { stdout } = await run("git", ["rev-parse", "HEAD"]);
+  return `${version} (commit ${stdout.trim().slice(0, 12)}, Node ${process.version})`;
+}
 
 async function exitOf(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
@@ -24,6 +32,13 @@ describe("norsk-manager-gateway command", () => {
     for (const setting of ["--port", "--host", "--manager", "--data-dir", "--request-timeout", "--log-level"]) expect(stdout).toContain(setting);
   });
 
+  it("prints its version, the commit it was built from and the Node version with --version, and exits 0", async () => {
+    const { code, stdout, stderr } = await exitOf(["--version"]);
+    expect(code).toBe(0);
+    expect(stderr).toBe("");
+    expect(stdout).toBe(`norsk-manager-gateway ${await expectedBuild()}\n`);
+  });
+
   it.each([
     [["--port", "eighty"], {}, "--port"],
     [["--request-timeout", "-5"], {}, "--request-timeout"],
@@ -40,13 +55,14 @@ describe("norsk-manager-gateway command", () => {
     expect(lines[0]).toContain(name);
   });
 
-  it("logs one start-up line with the URL, the Manager and the docs", async () => {
+  it("logs one start-up line with the version, commit and Node version, the URL, the Manager and the docs", async () => {
     const gateway = await startCommand();
     try {
       const line = gateway.lines.find((l) => l.includes("listening on")) ?? "";
       expect(line).toContain(gateway.url);
       expect(line).toContain("Manager: embedded");
       expect(line).toContain(`${gateway.url}/docs`);
+      expect(line).toContain(`norsk-manager-gateway ${await expectedBuild()} listening on`);
       expect(gateway.lines.filter((l) => l.includes("listening"))).toHaveLength(1);
     } finally {
       expect(await gateway.stop()).toBe(0);

@@ -117,7 +117,7 @@ export interface MainGateway {
 export async function startMainGateway(argv: readonly string[], options: MainGatewayOptions = {}): Promise<MainGateway> {
   const { level = "info", env = {} } = options;
   const loaded = loadConfig(["--port", "0", "--shed-event-loop-delay", String(TEST_SETTINGS.shedEventLoopDelayMs), ...argv], env);
-  if (loaded.help) throw new Error("--help starts no gateway");
+  if (!("config" in loaded)) throw new Error("--help and --version start no gateway");
   const lines: LogLine[] = [];
   const stream = { write: (line: string) => { lines.push(JSON.parse(line) as LogLine); } };
   const gateway = await startGateway(loaded.config, { level, stream });

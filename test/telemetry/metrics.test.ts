@@ -1,6 +1,7 @@
 // /metrics after a scripted run, read as Prometheus reads it: exact counts of what the script
 // did, over HTTP and over gRPC, streams included, and label sets that stay bounded however many
 // job ids are asked for. The gateway is the one main.ts starts, in front of a reference Manager.
+import { readFileSync } from "node:fs";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { IN_MEMORY, startManager } from "norsk-reference-manager";
 import type { RunningManager } from "norsk-reference-manager";
@@ -91,6 +92,10 @@ describe("/metrics", () => {
     expect(valueOf(samples, "grpc_channel_state", { channel: "unary", state: "READY" })).toBe(1);
     expect(valueOf(samples, "grpc_channel_state", { channel: "unary", state: "TRANSIENT_FAILURE" })).toBe(0);
     expect(valueOf(samples, "gateway_manager_ready")).toBe(1);
+    // Run from the sources, as here, there is no build and so no commit: the label is empty.
+    const { version } = JSON.parse(readFileSync("package.json", "utf8")) as { version: string };
+    expect(seriesOf(samples, "gateway_build_info")).toEqual([{ version, commit: "", node: process.version }]);
+    expect(valueOf(samples, "gateway_build_info", { version, commit: "", node: process.version })).toBe(1);
     // prom-client's process metrics.
     for (const name of ["nodejs_eventloop_lag_seconds", "process_resident_memory_bytes", "nodejs_heap_size_used_bytes"]) {
       expect(valueOf(samples, name)).toBeTypeOf("number");
