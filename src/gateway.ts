@@ -154,14 +154,14 @@ function followChannel(connection: ManagerConnection, regained: () => void, lost
   watch(channel.getConnectivityState(false));
 }
 
-/**
- * The embedded reference Manager on a loopback port. It is imported only here, when it is
- * used: it is its own package (norsk-reference-manager, an optional peer of the gateway's),
- * which a gateway pointed at a Manager (--manager) does without, and whose absence is then
- * explained in one line.
- */
+/** The reference Manager's package: an optional peer of the gateway's. */
 const EMBEDDED_MANAGER_PACKAGE = "norsk-reference-manager";
 
+/**
+ * The embedded reference Manager on a loopback port. It is imported only here, when it is
+ * used: a gateway pointed at a Manager (--manager) does without its package, whose absence is
+ * then explained in one line.
+ */
 export async function startEmbeddedManager(dataDir: string): Promise<RunningManager> {
   try {
     const { DataDirError, startManager } = await import("norsk-reference-manager");
