@@ -222,7 +222,15 @@ export type CurrentJobJson = Static<typeof CurrentJobJson>;
 
 export const JobListJson = named(
   Type.Object(
-    { jobs: Type.Array(JobJson, { description: "The jobs found, in job id order.", examples: [[]] }) },
+    {
+      jobs: Type.Array(JobJson, { description: "The jobs found, in job id order.", examples: [[]] }),
+      nextPageToken: Type.Optional(
+        Type.String({
+          description: "With pageSize: the pageToken of the next page, absent on the last page (also in the Link rel=\"next\" header).",
+          examples: ["AQ"],
+        }),
+      ),
+    },
     { ...closed, description: "The result of a job search.", examples: [{ jobs: [] }] },
   ),
   "JobList",

@@ -21,6 +21,9 @@ import { completeAsAsked } from "../operations/job-complete.js";
 import { DELETING_TAG, deleteAsAsked, refuseDeletingTag } from "../operations/job-delete.js";
 import { checkPatchable, patchWithRetries } from "../operations/job-patch.js";
 import { JobWriteQueue } from "../operations/job-write-queue.js";
+import { parseFields, partialJobStringify, projectJob } from "../operations/job-fields.js";
+import { FieldsParameter } from "../../schemas/search.js";
+import { Type } from "@sinclair/typebox";
 import { etagOf, isCreateOnly, noneMatch, parseIfMatch, refuseIfNoneMatch } from "../http/preconditions.js";
 import type { IfMatch } from "../http/preconditions.js";
 import { emptyResponse, errorResponses, jsonResponse } from "../http/responses.js";
@@ -32,6 +35,9 @@ import { JSON_UTF8, JsonTextCache } from "../http/json-text.js";
 import { ETagHeader, IfMatchHeaders, IfNoneMatchHeaders, LocationHeader, ReplaceHeaders } from "../../schemas/headers.js";
 
 const NO_SUCH_JOB = "no job has this id";
+
+/** The query of a job read: fields alone; other parameters are ignored, as before fields existed. */
+const JobReadQuery = Type.Object({ fields: FieldsParameter });
 const TOO_MANY_WAITING = "too many changes of this job are waiting in this gateway";
 const RESERVED = `The tag ${DELETING_TAG} is reserved to the gateway (${statusOf("INVALID_ARGUMENT")}).`;
 const NO_IF_NONE_MATCH = `If-None-Match is not taken (${statusOf("INVALID_ARGUMENT")}).`;
@@ -62,8 +68,11 @@ const JOB_BY_ID = {
     operationId: "jobById",
     tags: ["jobs"],
     summary: "Read a job",
-    description: "JobSearch for this one id. The `ETag` is the job's `currentHash`; with a matching `If-None-Match` the answer is 304 without a body.",
+    description:
+      "JobSearch for this one id. The `ETag` is the job's `currentHash`; with a matching `If-None-Match` the answer is 304 without a body. " +
+      "With `fields`, the job is partial and its ETag still the whole job's.",
     params: JobIdParams,
+    querystring: JobReadQuery,
     headers: IfNoneMatchHeaders,
     response: {
       200: jsonResponse(JobJson, "OK: the job.", { ETag: ETagHeader }),
@@ -193,11 +202,12 @@ export const jobsRoutes: FastifyPluginCallbackTypebox<ManagerRouteOptions> = (ap
   });
 
   app.get("/v1/jobs/:jobId", JOB_BY_ID, async function jobById(request, reply) {
+    const fields = fieldsOf(request.query.fields);
     const { job } = await requireJob(client, request.params.jobId, unaryCallOptions(request, reply, requestTimeoutMs), jobReads);
     if (noneMatch(request.headers["if-none-match"], job.currentHash)) return reply.code(304).header("etag", etagOf(job.currentHash)).send(null);
     // A read shared by many requests is written once for all of them.
     const untyped: FastifyReply = reply;
-    return untyped.code(200).header("etag", etagOf(job.currentHash)).type(JSON_UTF8).send(jobText.of(job));
+    return untyped.code(200).header("etag", etagOf(job.currentHash)).type(JSON_UTF8).send(jobAsAsked(jobText, job, fields));
   });
 
   app.put("/v1/jobs/:jobId", UPDATE_JOB, async function updateJob(request, reply) {
@@ -256,6 +266,21 @@ function ifMatchOnly(headers: IncomingHttpHeaders): IfMatch {
   const ifMatch = parseIfMatch(headers["if-match"]);
   refuseWeak(ifMatch);
   return ifMatch;
+}
+
+const stringifyPartial = partialJobStringify();
+
+/** A job's JSON text: the whole job (written once for all the reads that share it), or the fields asked for. */
+function jobAsAsked(whole: JsonTextCache<Job>, job: Job, fields: readonly string[] | undefined): string {
+  return fields === undefined ? whole.of(job) : stringifyPartial(projectJob(jobToJson(job), fields));
+}
+
+/** The fields a job read asks for (undefined: all); a 400 naming fields. */
+function fieldsOf(value: string | undefined): readonly string[] | undefined {
+  if (value === undefined) return undefined;
+  const fields = parseFields(value);
+  if (typeof fields === "string") throw invalidArgument("the query string is invalid", { errors: [{ parameter: "fields", message: fields }] });
+  return fields;
 }
 
 /** 400 for a PUT whose body names another job than its path. */
