@@ -41,10 +41,10 @@ const JOB_SEARCH_SCHEMA = {
       description: "OK: the jobs found, as one JSON document or, when asked, as newline-delimited JSON.",
       content: { "application/json": { schema: JobListJson }, [NDJSON]: { schema: JobListNdjson } },
       headers: {
-        Link: {
+        Link: Type.String({
           description: 'With pageSize, when a next page follows: `<url>; rel="next"` (RFC 8288), the url this one with the next pageToken.',
-          schema: Type.String(),
-        },
+          examples: ['</v1/jobs?pageSize=100&pageToken=AQ>; rel="next"'],
+        }),
       },
     },
     ...errorResponses({ INVALID_ARGUMENT: "a filter is malformed, or the Manager refused it (a bad regular expression)" }),
