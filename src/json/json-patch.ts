@@ -133,7 +133,7 @@ export function applyJsonPatch(document: unknown, operations: readonly JsonPatch
 
 /** The parent of the location `path` names, and the last token; the root's parent is the holder. */
 function parentOf(root: { value: unknown }, path: readonly string[], where: string): { parent: Container; token: string } {
-  if (path.length === 0) return { parent: root as Record<string, unknown>, token: "value" };
+  if (path.length === 0) return { parent: root, token: "value" };
   const parent = get(root, path.slice(0, -1), where);
   if (typeof parent !== "object" || parent === null) throw new JsonPatchError("conflict", where, "names a member of a value that is neither an object nor an array");
   return { parent: parent as Container, token: path[path.length - 1] ?? "" };
