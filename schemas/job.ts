@@ -179,7 +179,7 @@ export const JsonPatchJson = named(
   Type.Array(
     Type.Object(
       {
-        op: Type.Union(["add", "remove", "replace", "move", "copy", "test"].map((op) => Type.Literal(op)), { description: "The operation." }),
+        op: Type.Unsafe<string>({ type: "string", enum: ["add", "remove", "replace", "move", "copy", "test"], description: "The operation." }),
         path: Type.String({ description: "A JSON Pointer (RFC 6901: ~1 for /, ~0 for ~, - for the end of an array) into the job's JSON.", examples: ["/services/0/restartCount"] }),
         from: Type.Optional(Type.String({ description: "move and copy: the JSON Pointer of the value taken.", examples: ["/tags/env"] })),
         value: Type.Optional(Type.Unknown({ description: "add, replace and test: the value." })),

@@ -115,7 +115,8 @@ export const LIMIT_DESCRIPTION = "Stop after this many jobs.";
 export const FIELDS_DESCRIPTION =
   "Only these top-level Job fields, comma-separated (jobId is always sent): the answer is then partial, holding these " +
   "fields of JobJson and no others, even those JobJson requires. An unknown field is a 400 naming it.";
-export const FieldsParameter = Type.Optional(Type.String({ description: FIELDS_DESCRIPTION, examples: ["state,tags"] }));
+// No example: Swagger UI sends every example, and the document's examples are whole jobs.
+export const FieldsParameter = Type.Optional(Type.String({ description: FIELDS_DESCRIPTION }));
 
 export const JobSearchQuery = Type.Object(
   {
@@ -129,7 +130,6 @@ export const JobSearchQuery = Type.Object(
           "Answer one page of at most this many jobs, with nextPageToken and a Link rel=\"next\" header when more follow. JSON " +
           "only (with Accept: application/x-ndjson it is a 400: NDJSON streams the whole list); not with limit. Each page is " +
           "the search made again and read past the position, so page n costs n pages of jobs.",
-        examples: [100],
       }),
     ),
     pageToken: Type.Optional(
@@ -137,7 +137,6 @@ export const JobSearchQuery = Type.Object(
         maxLength: MAX_PAGE_TOKEN_LENGTH,
         description:
           "The nextPageToken of the previous page, sent with the same filters and a pageSize: a token made for other filters is a 400.",
-        examples: ["AQ"],
       }),
     ),
     fields: FieldsParameter,
