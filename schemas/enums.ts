@@ -33,7 +33,9 @@ export const NorskVersion = EnumOf(
   ["recommended", "latest", "previous_recommended", "lts"] as const,
   "A Norsk release channel.",
 );
-export const JobState = EnumOf("JobState", "norsk.api.manager.Job.JobState", ["pre", "active", "post"] as const, "The state of a job.");
+/** The names of JobState's values (the state= filter of the job search reads them too). */
+export const JOB_STATE_NAMES = ["pre", "active", "post"] as const;
+export const JobState = EnumOf("JobState", "norsk.api.manager.Job.JobState", JOB_STATE_NAMES, "The state of a job.");
 export const Cloud = EnumOf("Cloud", "norsk.api.manager.Cloud", ["aws", "oci"] as const, "The cloud a job runs in.");
 export const PriorityBand = EnumOf(
   "PriorityBand",

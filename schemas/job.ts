@@ -172,6 +172,31 @@ export const JobPatchJson = PatchOf(JobJson, {
 });
 export type JobPatchJson = Static<typeof JobPatchJson>;
 
+/** The most operations a JSON Patch may hold (src/json/json-patch.ts reads it too). */
+export const MAX_JSON_PATCH_OPERATIONS = 1000;
+
+export const JsonPatchJson = named(
+  Type.Array(
+    Type.Object(
+      {
+        op: Type.Unsafe<string>({ type: "string", enum: ["add", "remove", "replace", "move", "copy", "test"], description: "The operation." }),
+        path: Type.String({ description: "A JSON Pointer (RFC 6901: ~1 for /, ~0 for ~, - for the end of an array) into the job's JSON.", examples: ["/services/0/restartCount"] }),
+        from: Type.Optional(Type.String({ description: "move and copy: the JSON Pointer of the value taken.", examples: ["/tags/env"] })),
+        value: Type.Optional(Type.Unknown({ description: "add, replace and test: the value." })),
+      },
+      { description: "One operation (RFC 6902 §4); other members are ignored." },
+    ),
+    {
+      maxItems: MAX_JSON_PATCH_OPERATIONS,
+      description:
+        "A JSON Patch (RFC 6902) of a job: operations applied in order, all or nothing, to the job's JSON as GET answers it. " +
+        "Unlike a merge patch it can change one element of an array (/services/0/restartCount).",
+      examples: [[{ op: "replace", path: "/description", value: "Christmas Eve stream" }]],
+    },
+  ),
+  "JsonPatch",
+);
+
 export const ActiveJobKeyJson = named(
   Type.Object(
     {
@@ -222,7 +247,15 @@ export type CurrentJobJson = Static<typeof CurrentJobJson>;
 
 export const JobListJson = named(
   Type.Object(
-    { jobs: Type.Array(JobJson, { description: "The jobs found, in job id order.", examples: [[]] }) },
+    {
+      jobs: Type.Array(JobJson, { description: "The jobs found, in job id order.", examples: [[]] }),
+      nextPageToken: Type.Optional(
+        Type.String({
+          description: "With pageSize: the pageToken of the next page, absent on the last page (also in the Link rel=\"next\" header).",
+          examples: ["AQ"],
+        }),
+      ),
+    },
     { ...closed, description: "The result of a job search.", examples: [{ jobs: [] }] },
   ),
   "JobList",

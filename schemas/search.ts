@@ -8,6 +8,7 @@ import { Type } from "@sinclair/typebox";
 import type { Static } from "@sinclair/typebox";
 import { Timestamp, doc } from "./common.js";
 import { JobListJson } from "./job.js";
+import { JOB_STATE_NAMES } from "./enums.js";
 
 /**
  * What a filter parameter's value is, and which of JobFilter's filters it makes:
@@ -15,7 +16,8 @@ import { JobListJson } from "./job.js";
  * - "tag": name:value, the tag's value compared (tag_filter), the name being everything before the first colon;
  * - "tagExists": a tag name, the job has the tag (tag_filter, exists);
  * - "start": an RFC 3339 date-time compared with startDateTime (date_filter);
- * - "startWithin": from/to, two RFC 3339 date-times (date_filter, within).
+ * - "startWithin": from/to, two RFC 3339 date-times (date_filter, within);
+ * - "state": a JobState name, kept or dropped in the gateway (JobFilter has no state filter).
  */
 export type SearchFilter = Readonly<
   (
@@ -24,6 +26,7 @@ export type SearchFilter = Readonly<
     | { value: "tagExists" }
     | { value: "start"; comparison: "eq" | "lt" | "lte" | "gt" | "gte" }
     | { value: "startWithin" }
+    | { value: "state" }
   ) & {
     /** The parameter's description in the document and the docs ("Repeatable." is added). */
     description: string;
@@ -75,6 +78,13 @@ export const SEARCH_FILTERS = {
     description: "startDateTime is within from/to (two RFC 3339 date-times).",
     example: "2026-12-24T00:00:00Z/2026-12-25T00:00:00.5Z",
   },
+  state: {
+    value: "state",
+    description:
+      "The job is in this state (pre, active or post); given more than once, in any of them. The Manager's search has no state " +
+      "filter: the gateway reads every job the other filters select and drops the others, so a search by state alone costs a full list.",
+    example: "pre",
+  },
 } as const satisfies Readonly<Record<string, SearchFilter>>;
 
 export type SearchFilterName = keyof typeof SEARCH_FILTERS;
@@ -82,7 +92,9 @@ export type SearchFilterName = keyof typeof SEARCH_FILTERS;
 /** The parameter of a filter: repeatable; a date-time where the filter compares one. */
 function filterParameter(filter: SearchFilter) {
   const options = { description: `${filter.description} Repeatable.`, examples: [[filter.example]] };
-  return Type.Optional(filter.value === "start" ? Type.Array(Timestamp, options) : Type.Array(Type.String(), options));
+  if (filter.value === "start") return Type.Optional(Type.Array(Timestamp, options));
+  if (filter.value === "state") return Type.Optional(Type.Array(Type.Unsafe<string>({ type: "string", enum: [...JOB_STATE_NAMES] }), options));
+  return Type.Optional(Type.Array(Type.String(), options));
 }
 
 type FilterParameters = { [Name in SearchFilterName]: ReturnType<typeof filterParameter> };
@@ -91,13 +103,43 @@ const filterParameters = Object.fromEntries(
   Object.entries(SEARCH_FILTERS).map(([name, filter]) => [name, filterParameter(filter)]),
 ) as FilterParameters;
 
+/** The most jobs on one page. */
+export const MAX_PAGE_SIZE = 1000;
+/** The longest page token read: a 256-code-point id is at most 1024 UTF-8 bytes, so a token is at most 1388 characters. */
+export const MAX_PAGE_TOKEN_LENGTH = 2048;
+
 /** The parameter that is not a filter. */
 export const LIMIT_DESCRIPTION = "Stop after this many jobs.";
+
+/** fields= of job reads and searches: what it selects, and that the answer is then partial. */
+export const FIELDS_DESCRIPTION =
+  "Only these top-level Job fields, comma-separated (jobId is always sent): the answer is then partial, holding these " +
+  "fields of JobJson and no others, even those JobJson requires. An unknown field is a 400 naming it.";
+// No example: Swagger UI sends every example, and the document's examples are whole jobs.
+export const FieldsParameter = Type.Optional(Type.String({ description: FIELDS_DESCRIPTION }));
 
 export const JobSearchQuery = Type.Object(
   {
     ...filterParameters,
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 2147483647, description: LIMIT_DESCRIPTION, examples: [100] })),
+    pageSize: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: MAX_PAGE_SIZE,
+        description:
+          "Answer one page of at most this many jobs, with nextPageToken and a Link rel=\"next\" header when more follow. JSON " +
+          "only (with Accept: application/x-ndjson it is a 400: NDJSON streams the whole list); not with limit. Each page is " +
+          "the search made again and read past the position, so page n costs n pages of jobs.",
+      }),
+    ),
+    pageToken: Type.Optional(
+      Type.String({
+        maxLength: MAX_PAGE_TOKEN_LENGTH,
+        description:
+          "The nextPageToken of the previous page, sent with the same filters and a pageSize: a token made for other filters is a 400.",
+      }),
+    ),
+    fields: FieldsParameter,
   },
   { additionalProperties: false, $id: "JobSearchQuery", description: "Job search filters, combined with AND." },
 );

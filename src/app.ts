@@ -1,5 +1,6 @@
 // Builds the gateway's Fastify app without listening: validation, errors, request ids, and
 // the routes. main.ts (and the tests) decide where it listens and which Manager it talks to.
+import { JSON_PATCH_TYPE, JSON_TYPE, MERGE_PATCH_TYPE } from "./http/media-type.js";
 import { maxHeaderSize } from "node:http";
 import type { Http2SecureServer } from "node:http2";
 import Fastify, { LogController } from "fastify";
@@ -215,13 +216,13 @@ function createServer(options: AppOptions, limits: ServerLimits): GatewayApp {
 }
 
 /**
- * Both JSON media types (RFC 7396 bodies are JSON) are read by parseJsonBody, which refuses
+ * The JSON media types (RFC 7396 and RFC 6902 bodies are JSON) are read by parseJsonBody, which refuses
  * invalid UTF-8, repeated keys and prototype-poisoning keys (__proto__, constructor.prototype)
  * with a 400 pointing at each, where fastify's parser would decode U+FFFD and keep the last key.
  */
 function addBodyParsers(app: GatewayApp, measured: boolean): void {
   app.removeContentTypeParser("application/json");
-  app.addContentTypeParser(["application/json", "application/merge-patch+json"], { parseAs: "buffer" }, (request, body, done) => {
+  app.addContentTypeParser([JSON_TYPE, MERGE_PATCH_TYPE, JSON_PATCH_TYPE], { parseAs: "buffer" }, (request, body, done) => {
     if (measured) noteRequestBody(request, (body as Buffer).length);
     try {
       done(null, parseJsonBody(body as Buffer));

@@ -3,6 +3,7 @@
 
 export const JSON_TYPE = "application/json";
 export const MERGE_PATCH_TYPE = "application/merge-patch+json";
+export const JSON_PATCH_TYPE = "application/json-patch+json";
 export const NDJSON = "application/x-ndjson";
 export const SSE = "text/event-stream";
 

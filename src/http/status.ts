@@ -87,6 +87,13 @@ export const OWN_FAILURES = {
    */
   TOO_MANY_REQUESTS: { status: 429, code: "RESOURCE_EXHAUSTED" },
   REQUEST_HEADER_FIELDS_TOO_LARGE: { status: 431 },
+  /**
+   * A JSON Patch that does not apply to the resource as it is (a failed `test`, a path that
+   * names nothing): RFC 5789's 409, the state of the resource conflicting with the patch. Not
+   * 412, which RFC 9110 keeps for precondition header fields (If-Match). FAILED_PRECONDITION, as
+   * gRPC names an operation refused for the system's state.
+   */
+  PATCH_CONFLICT: { status: 409, code: "FAILED_PRECONDITION" },
   /** The gateway itself failed (anything thrown that is not a failure named here or a gRPC code). */
   INTERNAL_SERVER_ERROR: { status: 500, detail: INTERNAL_DETAIL },
   /**

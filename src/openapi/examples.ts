@@ -10,8 +10,10 @@
 // chosen to find this job at every step. Problem examples are generated (see finish.ts).
 
 export interface OperationExamples {
-  /** The request body, for every media type the operation accepts. */
+  /** The request body, for every media type the operation accepts but those of requestByMediaType. */
   readonly request?: unknown;
+  /** The request body of a media type that takes another form (a JSON Patch beside a merge patch). */
+  readonly requestByMediaType?: Readonly<Record<string, unknown>>;
   /** Response bodies by status, for application/json. */
   readonly responses?: Readonly<Partial<Record<number, unknown>>>;
   /** Response bodies by media type, then status, for the other media types. */
@@ -60,6 +62,12 @@ const CREATED = {
 
 const PATCH = { description: "Christmas Eve stream (HD)", tags: { tier: "gold" } };
 
+/** PATCH as a JSON Patch: the same change, so the same answer. */
+const JSON_PATCH = [
+  { op: "replace", path: "/description", value: "Christmas Eve stream (HD)" },
+  { op: "add", path: "/tags/tier", value: "gold" },
+];
+
 const PATCHED = { ...CREATED, description: "Christmas Eve stream (HD)", tags: { env: "prod", tier: "gold" }, currentHash: "-8480880975918333584" };
 
 const REPLACE = {
@@ -88,7 +96,7 @@ export const EXAMPLES: Readonly<Record<string, OperationExamples>> = {
   jobById: { responses: { 200: CREATED } },
   // NDJSON is documented as the same list in another encoding (schemas/search.ts), so its example is the list.
   jobSearch: { responses: { 200: { jobs: [CREATED] } }, byMediaType: { "application/x-ndjson": { 200: { jobs: [CREATED] } } } },
-  patchJob: { request: PATCH, responses: { 200: PATCHED } },
+  patchJob: { request: PATCH, requestByMediaType: { "application/json-patch+json": JSON_PATCH }, responses: { 200: PATCHED } },
   // 201: the same body put with If-None-Match: * where no job is; the hash depends only on the content.
   updateJob: { request: REPLACE, responses: { 200: REPLACED, 201: REPLACED } },
   startJob: { request: { role: "primary", nodeId: "node-1" }, responses: { 201: INSTANCE } },

@@ -102,8 +102,8 @@ function spellHeaderNames(operation: Operation): void {
  * an error, or else the first of the schema's own examples (schemas/ gives one to each).
  */
 function addExamples(doc: OpenApiDocument, path: string, operation: Operation, examples: OperationExamples): void {
-  for (const media of Object.values(operation.requestBody?.content ?? {})) {
-    const example = examples.request ?? schemaExample(doc, media);
+  for (const [mediaType, media] of Object.entries(operation.requestBody?.content ?? {})) {
+    const example = examples.requestByMediaType?.[mediaType] ?? examples.request ?? schemaExample(doc, media);
     if (example !== undefined) media.example = example;
   }
   for (const [status, response] of Object.entries(operation.responses ?? {})) {

@@ -33,11 +33,16 @@ export interface StartedSearch {
 /** A Job's JSON text, as the route's response schema would write it. */
 export type Stringify = (job: JobJson) => string;
 
+/** Whether a job the Manager sent is on the list (a filter the gateway applies). */
+export type Keep = (job: NonNullable<CurrentJob["job"]>) => boolean;
+
 export interface SearchBodyOptions {
   readonly format: "json" | "ndjson";
   readonly search: StartedSearch;
   /** Jobs sent at most; the rest of the stream is cancelled. Default: all. */
   readonly limit?: number | undefined;
+  /** The jobs sent; the others are read and dropped. Default: every job. */
+  readonly keep?: Keep | undefined;
   readonly stringify: Stringify;
   /** How long the client may take nothing while there is more for it, in ms. */
   readonly stallTimeoutMs: number;
@@ -83,7 +88,7 @@ export class SearchBody extends Readable {
     this.#first = options.search.first;
     if (options.format === "json") this.push('{"jobs":[');
     const { first } = options.search;
-    if (first.done !== true && first.value.job !== undefined) {
+    if (first.done !== true && first.value.job !== undefined && this.#keeps(first.value.job)) {
       // Converted now, before the status is sent: a first job the mirror cannot represent (the
       // Manager's bad data) is the route's 502, not a 200 cut short.
       try {
@@ -126,7 +131,7 @@ export class SearchBody extends Readable {
           this.#finish();
           return;
         }
-        if (next.value.job === undefined) continue;
+        if (next.value.job === undefined || !this.#keeps(next.value.job)) continue;
         this.#batch += first !== undefined && this.#firstLine !== undefined ? this.#firstLine : this.#line(next.value.job);
         if (++this.#sent === this.#options.limit) {
           this.#finish();
@@ -140,6 +145,10 @@ export class SearchBody extends Readable {
     } finally {
       this.#pulling = false;
     }
+  }
+
+  #keeps(job: NonNullable<CurrentJob["job"]>): boolean {
+    return this.#options.keep?.(job) ?? true;
   }
 
   #isOpen(): boolean {

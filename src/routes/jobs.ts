@@ -11,7 +11,7 @@ import type { IncomingHttpHeaders } from "node:http";
 import type { FastifyReply } from "fastify";
 import type { Job } from "norsk-manager-contract/gen/norsk/api/manager_pb.js";
 import { jobFromJson, jobToJson } from "../json/index.js";
-import { JobJson, JobIdParams, JobInputJson, JobPatchJson } from "../../schemas/job.js";
+import { JobJson, JobIdParams, JobInputJson, JobPatchJson, JsonPatchJson } from "../../schemas/job.js";
 import { invalidArgument, preconditionFailed } from "../http/problem.js";
 import { unaryCallOptions } from "../operations/call-options.js";
 import { replaceJob, requireJob } from "../operations/job-access.js";
@@ -19,8 +19,13 @@ import type { ManagerRouteOptions } from "../operations/job-access.js";
 import { DIFFERENT_JOB, JOB_EXISTS, createOnly, createOrRecognise } from "../operations/job-create.js";
 import { completeAsAsked } from "../operations/job-complete.js";
 import { DELETING_TAG, deleteAsAsked, refuseDeletingTag } from "../operations/job-delete.js";
-import { checkPatchable, patchWithRetries } from "../operations/job-patch.js";
+import { checkPatchable, jsonPatchChange, jsonPatchOf, mergePatchChange, patchWithRetries } from "../operations/job-patch.js";
+import type { JobChange } from "../operations/job-patch.js";
+import { JSON_PATCH_TYPE, JSON_TYPE, MERGE_PATCH_TYPE, mediaType } from "../http/media-type.js";
 import { JobWriteQueue } from "../operations/job-write-queue.js";
+import { parseFields, partialJobStringify, projectJob } from "../operations/job-fields.js";
+import { FieldsParameter } from "../../schemas/search.js";
+import { Type } from "@sinclair/typebox";
 import { etagOf, isCreateOnly, noneMatch, parseIfMatch, refuseIfNoneMatch } from "../http/preconditions.js";
 import type { IfMatch } from "../http/preconditions.js";
 import { emptyResponse, errorResponses, jsonResponse } from "../http/responses.js";
@@ -32,6 +37,9 @@ import { JSON_UTF8, JsonTextCache } from "../http/json-text.js";
 import { ETagHeader, IfMatchHeaders, IfNoneMatchHeaders, LocationHeader, ReplaceHeaders } from "../../schemas/headers.js";
 
 const NO_SUCH_JOB = "no job has this id";
+
+/** The query of a job read: fields alone; other parameters are ignored, as before fields existed. */
+const JobReadQuery = Type.Object({ fields: FieldsParameter });
 const TOO_MANY_WAITING = "too many changes of this job are waiting in this gateway";
 const RESERVED = `The tag ${DELETING_TAG} is reserved to the gateway (${statusOf("INVALID_ARGUMENT")}).`;
 const NO_IF_NONE_MATCH = `If-None-Match is not taken (${statusOf("INVALID_ARGUMENT")}).`;
@@ -62,8 +70,11 @@ const JOB_BY_ID = {
     operationId: "jobById",
     tags: ["jobs"],
     summary: "Read a job",
-    description: "JobSearch for this one id. The `ETag` is the job's `currentHash`; with a matching `If-None-Match` the answer is 304 without a body.",
+    description:
+      "JobSearch for this one id. The `ETag` is the job's `currentHash`; with a matching `If-None-Match` the answer is 304 without a body. " +
+      "With `fields`, the job is partial and its ETag still the whole job's.",
     params: JobIdParams,
+    querystring: JobReadQuery,
     headers: IfNoneMatchHeaders,
     response: {
       200: jsonResponse(JobJson, "OK: the job.", { ETag: ETagHeader }),
@@ -108,22 +119,31 @@ const PATCH_JOB = {
   schema: {
     operationId: "patchJob",
     tags: ["jobs"],
-    summary: "Change some fields of a job (JSON Merge Patch)",
+    summary: "Change some fields of a job (JSON Merge Patch or JSON Patch)",
     description:
       "JSON Merge Patch (RFC 7396): what the patch names changes, `null` removes it, all else is kept, fields this gateway " +
-      "does not know included. Written by a test-and-set on the hash read, retried up to 3 times if another writer comes " +
+      "does not know included; an array is replaced whole. Or, as `application/json-patch+json`, a JSON Patch (RFC 6902): " +
+      "operations on the job's JSON, all or nothing, which can change one element of an array; a failed `test`, or a path " +
+      `that names nothing in the job, is a ${statusOf("PATCH_CONFLICT")} (the job's state, not a precondition header, which is 412). ` +
+      "Written by a test-and-set on the hash read, retried up to 3 times if another writer comes " +
       "between (with `If-Match`, a changed job is a 412 instead); PATCHes of one job through one gateway run one at a time. " +
       `A job that a conditional DELETE is deleting (tagged ${DELETING_TAG}) is not patched: ${statusOf("ABORTED")}. ` +
       NO_IF_NONE_MATCH,
-    consumes: ["application/merge-patch+json", "application/json"],
     params: JobIdParams,
     headers: IfMatchHeaders,
-    body: JobPatchJson,
+    body: {
+      content: {
+        [MERGE_PATCH_TYPE]: { schema: JobPatchJson },
+        [JSON_TYPE]: { schema: JobPatchJson },
+        [JSON_PATCH_TYPE]: { schema: JsonPatchJson },
+      },
+    },
     response: {
       200: jsonResponse(JobJson, "OK: the job as patched, with its new hash.", { ETag: ETagHeader }),
       ...errorResponses(
         "INVALID_ARGUMENT",
         { NOT_FOUND: NO_SUCH_JOB, ABORTED: "the job kept changing (the gateway gave up after 3 attempts), or a conditional DELETE is deleting it" },
+        { PATCH_CONFLICT: "a JSON Patch does not apply to the job: a test failed, or a path names nothing in it" },
         "PRECONDITION_FAILED",
         "CONTENT_TOO_LARGE",
         "UNSUPPORTED_MEDIA_TYPE",
@@ -131,7 +151,7 @@ const PATCH_JOB = {
       ),
     },
   },
-  preValidation: acceptOnly("application/merge-patch+json", "application/json"),
+  preValidation: acceptOnly(MERGE_PATCH_TYPE, JSON_TYPE, JSON_PATCH_TYPE),
 };
 
 const DELETE_JOB = {
@@ -193,11 +213,12 @@ export const jobsRoutes: FastifyPluginCallbackTypebox<ManagerRouteOptions> = (ap
   });
 
   app.get("/v1/jobs/:jobId", JOB_BY_ID, async function jobById(request, reply) {
+    const fields = fieldsOf(request.query.fields);
     const { job } = await requireJob(client, request.params.jobId, unaryCallOptions(request, reply, requestTimeoutMs), jobReads);
     if (noneMatch(request.headers["if-none-match"], job.currentHash)) return reply.code(304).header("etag", etagOf(job.currentHash)).send(null);
     // A read shared by many requests is written once for all of them.
     const untyped: FastifyReply = reply;
-    return untyped.code(200).header("etag", etagOf(job.currentHash)).type(JSON_UTF8).send(jobText.of(job));
+    return untyped.code(200).header("etag", etagOf(job.currentHash)).type(JSON_UTF8).send(jobAsAsked(jobText, job, fields));
   });
 
   app.put("/v1/jobs/:jobId", UPDATE_JOB, async function updateJob(request, reply) {
@@ -219,12 +240,11 @@ export const jobsRoutes: FastifyPluginCallbackTypebox<ManagerRouteOptions> = (ap
   });
 
   app.patch("/v1/jobs/:jobId", PATCH_JOB, async function patchJob(request, reply) {
-    const patch = request.body as Record<string, unknown>;
     const { jobId } = request.params;
-    checkPatchable(patch, jobId);
+    const change = changeOf(request.headers["content-type"], request.body, jobId);
     const ifMatch = ifMatchOnly(request.headers);
     const call = unaryCallOptions(request, reply, requestTimeoutMs);
-    const patched = await writes.run(jobId, call, () => patchWithRetries(client, jobId, patch, { ifMatch, attempts: options.patchAttempts }, call));
+    const patched = await writes.run(jobId, call, () => patchWithRetries(client, jobId, change, { ifMatch, attempts: options.patchAttempts }, call));
     return sendJob(reply, patched);
   });
 
@@ -256,6 +276,29 @@ function ifMatchOnly(headers: IncomingHttpHeaders): IfMatch {
   const ifMatch = parseIfMatch(headers["if-match"]);
   refuseWeak(ifMatch);
   return ifMatch;
+}
+
+const stringifyPartial = partialJobStringify();
+
+/** A job's JSON text: the whole job (written once for all the reads that share it), or the fields asked for. */
+function jobAsAsked(whole: JsonTextCache<Job>, job: Job, fields: readonly string[] | undefined): string {
+  return fields === undefined ? whole.of(job) : stringifyPartial(projectJob(jobToJson(job), fields));
+}
+
+/** The change a PATCH body makes: a JSON Patch by its media type, else a merge patch. */
+function changeOf(contentType: string | undefined, body: unknown, jobId: string): JobChange {
+  if (mediaType(contentType) === JSON_PATCH_TYPE) return jsonPatchChange(jsonPatchOf(body), jobId);
+  const patch = body as Record<string, unknown>;
+  checkPatchable(patch, jobId);
+  return mergePatchChange(patch);
+}
+
+/** The fields a job read asks for (undefined: all); a 400 naming fields. */
+function fieldsOf(value: string | undefined): readonly string[] | undefined {
+  if (value === undefined) return undefined;
+  const fields = parseFields(value);
+  if (typeof fields === "string") throw invalidArgument("the query string is invalid", { errors: [{ parameter: "fields", message: fields }] });
+  return fields;
 }
 
 /** 400 for a PUT whose body names another job than its path. */

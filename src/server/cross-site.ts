@@ -20,7 +20,7 @@
 // only for a Host that cannot be rebound: an IP address, or localhost.
 import { isIP } from "node:net";
 import type { FastifyRequest } from "fastify";
-import { JSON_TYPE, MERGE_PATCH_TYPE, mediaType } from "../http/media-type.js";
+import { JSON_PATCH_TYPE, JSON_TYPE, MERGE_PATCH_TYPE, mediaType } from "../http/media-type.js";
 import { problem, unsupportedMediaType } from "../http/problem.js";
 import type { ProblemError } from "../http/problem.js";
 
@@ -77,7 +77,7 @@ function parseAuthority(text: string): Authority | undefined {
 
 /** Methods that change nothing (RFC 9110 §9.2.1); every other one is checked. */
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
-const JSON_TYPES = new Set([JSON_TYPE, MERGE_PATCH_TYPE]);
+const JSON_TYPES = new Set([JSON_TYPE, MERGE_PATCH_TYPE, JSON_PATCH_TYPE]);
 
 /** The onRequest hook enforcing `options` (see the top of this file). */
 export function crossSiteGuard(options: CrossSiteOptions): (request: FastifyRequest) => Promise<void> {
@@ -181,7 +181,7 @@ function isPreflight(request: FastifyRequest): boolean {
 
 // The type is not quoted back: it may be anything a page chose to send.
 function notJson(): ProblemError {
-  return unsupportedMediaType("a request that changes something takes a JSON body (application/json or application/merge-patch+json), or none", {
+  return unsupportedMediaType("a request that changes something takes a JSON body (application/json, application/merge-patch+json or application/json-patch+json), or none", {
     errors: [{ header: "content-type", message: "is not a JSON media type" }],
   });
 }

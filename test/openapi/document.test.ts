@@ -177,8 +177,8 @@ describe("the jobs API is described as the gateway behaves", () => {
     expect(Object.keys(op("jobSearch").responses?.["200"]?.content ?? {})).toEqual(["application/json", "application/x-ndjson"]);
   });
 
-  it("takes a merge patch (and plain JSON) on PATCH", () => {
-    expect(Object.keys(op("patchJob").requestBody?.content ?? {})).toEqual(["application/merge-patch+json", "application/json"]);
+  it("takes a merge patch (and plain JSON), and a JSON Patch, on PATCH", () => {
+    expect(Object.keys(op("patchJob").requestBody?.content ?? {})).toEqual(["application/merge-patch+json", "application/json", "application/json-patch+json"]);
   });
 
   it("marks as required exactly what the gateway always sends, and requires jobId and startDateTime on input", () => {

@@ -24,12 +24,13 @@ describe("docs/reference/search-filters.md", () => {
 
 describe("SEARCH_FILTERS", () => {
   it("are JobSearchQuery's parameters, limit aside, in the table's order", () => {
-    expect(Object.keys(JobSearchQuery.properties)).toEqual([...Object.keys(SEARCH_FILTERS), "limit"]);
+    expect(Object.keys(JobSearchQuery.properties)).toEqual([...Object.keys(SEARCH_FILTERS), "limit", "pageSize", "pageToken", "fields"]);
   });
 
   it.each(Object.entries(SEARCH_FILTERS))("%s: its example parses into one filter", (name, filter) => {
-    const { request } = searchRequestFromQuery(new URLSearchParams([[name, filter.example]]));
-    expect(request.jobFilter).toHaveLength(1);
+    const { request, states } = searchRequestFromQuery(new URLSearchParams([[name, filter.example]]));
+    // state is applied in the gateway: no JobFilter, one state.
+    expect(request.jobFilter.length + (states?.size ?? 0)).toBe(1);
   });
 
   it("and limit are the only parameters the parser takes", () => {

@@ -33,7 +33,7 @@ function problem(status: number, title: string, detail: string, instance: string
 }
 
 const FOREIGN_DETAIL = "a page of another origin may not change anything here";
-const NOT_JSON_DETAIL = "a request that changes something takes a JSON body (application/json or application/merge-patch+json), or none";
+const NOT_JSON_DETAIL = "a request that changes something takes a JSON body (application/json, application/merge-patch+json or application/json-patch+json), or none";
 
 describe("a gateway with the default settings (app.inject, Host localhost:80)", () => {
   let gw: TestGateway;
