@@ -49,6 +49,7 @@ import { METRICS_PATH } from "./telemetry/metrics-route.js";
 import { SAMPLE_INTERVAL_MS, registerLoadShedding } from "./server/load-shedding.js";
 import type { ShedReason } from "./server/load-shedding.js";
 import { parseRate, registerRateLimit } from "./server/rate-limit.js";
+import { trustProxyOption } from "./server/trust-proxy.js";
 import { configOf } from "./config.js";
 import type { Config } from "./config.js";
 
@@ -80,6 +81,7 @@ export const APP_SETTINGS = [
   "shedRetryAfterS",
   "rateLimit",
   "rateLimitKey",
+  "trustProxy",
 ] as const satisfies readonly (keyof Config)[];
 
 export type AppSettings = Pick<Config, (typeof APP_SETTINGS)[number]>;
@@ -180,12 +182,14 @@ type GatewayApp = FastifyInstance<
 >;
 
 /** The Fastify instance with the gateway's logger, request ids, serializer and server limits. */
-function createServer(options: AppOptions, limits: ServerLimits): GatewayApp {
+function createServer(options: AppOptions, limits: ServerLimits & Pick<AppSettings, "trustProxy">): GatewayApp {
   const loggerOption = options.logger ?? false;
   const common: FastifyServerOptions = {
     ...(isLoggerInstance(loggerOption) ? { loggerInstance: loggerOption } : { logger: loggerOption }),
     bodyLimit: options.bodyLimit ?? BODY_LIMIT_BYTES,
     requestIdHeader: false,
+    // request.ip, .host and .protocol then read X-Forwarded-* from these peers only.
+    trustProxy: trustProxyOption(limits.trustProxy),
     // The access log (--access-log) is the gateway's own line per request; fastify's two lines
     // per request are kept for "debug" and below. 5xx answers are logged by the error handler.
     logController: new LogController({

@@ -17,7 +17,8 @@
 // Bound to loopback, the gateway's names are known (localhost, 127.0.0.1, [::1], the listen
 // address); bound to any other address, they are not (DNS names, a load balancer's, a
 // Kubernetes Service's), so any Host is accepted unless configured; its own origin then counts
-// only for a Host that cannot be rebound: an IP address, or localhost.
+// only for a Host that cannot be rebound: an IP address, or localhost, and only with the
+// scheme the request came by (X-Forwarded-Proto from a proxy of --trust-proxy).
 import { isIP } from "node:net";
 import type { FastifyRequest } from "fastify";
 import { JSON_TYPE, MERGE_PATCH_TYPE, mediaType } from "../http/media-type.js";
@@ -93,7 +94,8 @@ export function crossSiteGuard(options: CrossSiteOptions): (request: FastifyRequ
     listed.some((entry) => entry.name === host.name && (entry.port === "" || entry.port === host.port));
   // A page of the gateway's own origin is one the gateway served, unless that name may have
   // been rebound: any name is accepted, so it need not be the gateway's.
-  const ownOrigin = (origin: URL, host: Authority): boolean => (!anyHost || !rebindable(host)) && sameAuthority(origin, host);
+  const ownOrigin = (origin: URL, host: Authority, scheme: string): boolean =>
+    (!anyHost || !rebindable(host)) && origin.protocol === `${scheme}:` && sameAuthority(origin, host);
 
   return (request) => {
     const authority = authorityOf(request);
@@ -105,7 +107,7 @@ export function crossSiteGuard(options: CrossSiteOptions): (request: FastifyRequ
     if (SAFE_METHODS.has(request.method)) return Promise.resolve();
     if (origin !== undefined && !anyOrigin) {
       const parsed = parseOrigin(origin);
-      if (parsed === undefined || (!origins.has(parsed.origin) && (host === undefined || !ownOrigin(parsed, host)))) {
+      if (parsed === undefined || (!origins.has(parsed.origin) && (host === undefined || !ownOrigin(parsed, host, request.protocol)))) {
         return Promise.reject(foreignOrigin(origin, "--allowed-origin or --cors-origin", "a page of another origin may not change anything here"));
       }
     }
@@ -118,7 +120,10 @@ export function crossSiteGuard(options: CrossSiteOptions): (request: FastifyRequ
 /**
  * The authority the request is addressed to: that of an absolute-form request target
  * (`GET http://name/v1/jobs HTTP/1.1`), which RFC 9112 §3.2.2 puts before Host; else the Host
- * header, or in HTTP/2 the :authority pseudo-header that stands for it (RFC 9113 §8.3.1).
+ * header, or in HTTP/2 the :authority pseudo-header that stands for it (RFC 9113 §8.3.1). From
+ * a proxy of --trust-proxy, X-Forwarded-Host comes first: the Host it sent is its own upstream
+ * name, the one the client used is the forwarded one (fastify's request.host reads it from
+ * those peers only, and the Host header from any other).
  */
 function authorityOf(request: FastifyRequest): string | undefined {
   const target = request.raw.url ?? "";
@@ -126,6 +131,7 @@ function authorityOf(request: FastifyRequest): string | undefined {
     const absolute = ABSOLUTE_FORM.exec(target);
     if (absolute !== null) return absolute[1] ?? "";
   }
+  if (request.headers["x-forwarded-host"] !== undefined && request.host !== "") return request.host;
   const authority = request.headers.host ?? request.headers[":authority"];
   return typeof authority === "string" ? authority : undefined;
 }

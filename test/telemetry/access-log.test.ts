@@ -6,6 +6,7 @@ import type { RunningManager } from "norsk-reference-manager";
 import { openRaw } from "../helpers/raw-socket.js";
 import { eventually } from "../helpers/listening-gateway.js";
 import { startLoggedGateway } from "./log-capture.js";
+import { LOG_ELLIPSIS, MAX_LOGGED_TEXT } from "../../src/telemetry/access-log.js";
 import type { LoggedGateway, LogLine } from "./log-capture.js";
 
 let manager: RunningManager;
@@ -70,6 +71,36 @@ describe("the access log (--access-log, on by default)", () => {
     const line = await lineOf(gateway, "raw-1");
     expect(line).toMatchObject({ method: "GET", route: null, status: 404, bytes: Buffer.byteLength(raw.received(), "latin1") });
     expect(line).not.toHaveProperty("traceId");
+  });
+
+  it("names the client by its address and user agent, and an unmatched request by its path without the query string", async () => {
+    const gateway = await gatewayWith();
+    const res = await fetch(`${gateway.url}/v1/nope/deeper?token=secret-1&x=2`, { headers: { "x-request-id": "who-1", "user-agent": "ops-probe/1.0" } });
+    expect(res.status).toBe(404);
+    const line = await lineOf(gateway, "who-1");
+    expect(line).toMatchObject({ route: null, path: "/v1/nope/deeper", client: "127.0.0.1", userAgent: "ops-probe/1.0", status: 404 });
+    expect(JSON.stringify(line)).not.toContain("secret-1");
+  });
+
+  it("names a matched request by its route template only, and leaves out a user agent the client did not send", async () => {
+    const gateway = await gatewayWith();
+    const raw = await openRaw(gateway.url, "GET /v1/jobs/who-2?x=1 HTTP/1.1\r\nHost: localhost\r\nX-Request-Id: who-2\r\nConnection: close\r\n\r\n");
+    await raw.closed(5_000);
+    const line = await lineOf(gateway, "who-2");
+    expect(line).toMatchObject({ route: "/v1/jobs/:jobId", client: "127.0.0.1", status: 404 });
+    expect(line).not.toHaveProperty("path");
+    expect(line).not.toHaveProperty("userAgent");
+  });
+
+  it(`cuts a hostile user agent and path at ${String(MAX_LOGGED_TEXT)} characters`, async () => {
+    const gateway = await gatewayWith();
+    const long = "A".repeat(6_000);
+    const res = await fetch(`${gateway.url}/${long}?q=1`, { headers: { "x-request-id": "long-1", "user-agent": long } });
+    expect(res.status).toBe(404);
+    const line = await lineOf(gateway, "long-1");
+    expect(line.userAgent).toBe(`${"A".repeat(MAX_LOGGED_TEXT)}${LOG_ELLIPSIS}`);
+    expect(line.path).toBe(`/${"A".repeat(MAX_LOGGED_TEXT - 1)}${LOG_ELLIPSIS}`);
+    expect(JSON.stringify(line).length).toBeLessThan(2_000);
   });
 
   it("leaves out /healthz and /readyz, and a malformed traceparent", async () => {
