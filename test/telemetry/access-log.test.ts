@@ -155,12 +155,12 @@ describe("the access log (--access-log, on by default)", () => {
 });
 
 describe("readiness in the log", () => {
-  it("logs a failing /readyz once per change of state, at warn, without a stack, and its recovery at info", async () => {
+  it("logs the Manager failing /readyz once per change of state, at warn, without a stack, and its recovery at warn", async () => {
     const own = await startManager({ port: 0, dataDir: IN_MEMORY });
     const port = Number(own.address.split(":").at(-1));
     logged = await startLoggedGateway(["--manager", own.address]);
     const gateway = logged;
-    const readiness = (): LogLine[] => gateway.lines.filter((line) => String(line.msg).startsWith("readiness: "));
+    const readiness = (): LogLine[] => gateway.lines.filter((line) => String(line.msg).startsWith("the Manager "));
     expect((await fetch(`${gateway.url}/readyz`)).status).toBe(200);
     await own.close();
     for (let i = 0; i < 4; i++) expect((await fetch(`${gateway.url}/readyz`)).status).toBe(503);
@@ -171,10 +171,10 @@ describe("readiness in the log", () => {
     } finally {
       await back.close();
     }
-    expect(readiness().map((line) => [line.level, line.msg, line.ready])).toEqual([
-      [30, "readiness: the Manager is ready", true],
-      [40, "readiness: the Manager is not ready", false],
-      [30, "readiness: the Manager is ready", true],
+    expect(readiness().map((line) => [line.level, line.msg])).toEqual([
+      [30, "the Manager is serving"],
+      [40, "the Manager cannot be reached"],
+      [40, "the Manager is serving again"],
     ]);
     expect(readiness()[1]).toMatchObject({ code: "UNAVAILABLE" });
     expect(readiness()[1]?.reason).toBeTypeOf("string");
