@@ -10,6 +10,7 @@ import { basename, dirname, join, resolve } from "node:path";
 import { HorizontalPodAutoscaler } from "kubernetes-models/autoscaling/v2";
 import { Deployment, StatefulSet } from "kubernetes-models/apps/v1";
 import { PodDisruptionBudget } from "kubernetes-models/policy/v1";
+import { Ingress, NetworkPolicy } from "kubernetes-models/networking.k8s.io/v1";
 import { ConfigMap, Namespace, Secret, Service } from "kubernetes-models/v1";
 import type { Container, PodSpec } from "kubernetes-types/core/v1.js";
 import ts from "typescript";
@@ -31,8 +32,19 @@ export interface SecretGenerator {
   readonly files: Readonly<Record<string, string>>;
 }
 
+/** A kustomize replacement: one field's value copied into others. */
+export interface Replacement {
+  readonly source: { readonly kind: string; readonly name: string; readonly fieldPath: string };
+  readonly targets: readonly {
+    readonly select: { readonly kind: string; readonly name: string };
+    readonly fieldPaths: readonly string[];
+    readonly options?: { readonly delimiter?: string; readonly index?: number };
+  }[];
+}
+
 export interface Kustomization {
   readonly namespace: string;
+  readonly replacements?: readonly Replacement[];
   readonly resources: readonly string[];
   readonly images: readonly { name: string; newTag: string }[];
   readonly secretGenerator: readonly SecretGenerator[];
@@ -96,6 +108,8 @@ const MODELS: Record<string, { new (data: never): { validate(): void } }> = {
   "apps/v1/StatefulSet": StatefulSet,
   "policy/v1/PodDisruptionBudget": PodDisruptionBudget,
   "autoscaling/v2/HorizontalPodAutoscaler": HorizontalPodAutoscaler,
+  "networking.k8s.io/v1/Ingress": Ingress,
+  "networking.k8s.io/v1/NetworkPolicy": NetworkPolicy,
 };
 
 /** kubernetes-models' verdict on each object: [] when it is valid, else one line per object. */
