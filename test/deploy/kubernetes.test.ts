@@ -256,3 +256,22 @@ describe("deploy/kubernetes: the Ingress, and who reaches the Manager", () => {
     expect(managerContainer().ports?.map((port) => port.name)).toContain("grpc");
   });
 });
+
+describe("deploy/kubernetes: Prometheus", () => {
+  const monitor = spec("ServiceMonitor", GATEWAY) as { selector: { matchLabels: Record<string, string> }; endpoints: { port: string; path: string }[] };
+  const metricsService = find(OBJECTS, "Service", `${GATEWAY}-metrics`) as KubeObject & {
+    spec: { selector: Record<string, string>; ports: { name: string; port: number; targetPort: number }[] };
+  };
+
+  it("scrapes /metrics on the gateway's metrics port (METRICS_PORT), through a Service of its own", () => {
+    const labels = metricsService.metadata.labels ?? {};
+    expect(Object.entries(monitor.selector.matchLabels).every(([key, value]) => labels[key] === value)).toBe(true);
+    // The API's Service is not selected: the Ingress in front of it never serves /metrics.
+    const apiLabels = find(OBJECTS, "Service", GATEWAY).metadata.labels ?? {};
+    expect(Object.entries(monitor.selector.matchLabels).every(([key, value]) => apiLabels[key] === value)).toBe(false);
+    expect(monitor.endpoints).toEqual([expect.objectContaining({ port: "metrics", path: "/metrics" })]);
+    const port = metricsService.spec.ports.find((p) => p.name === "metrics");
+    expect(port?.targetPort).toBe(Number(CONFIG.METRICS_PORT));
+    expect(metricsService.spec.selector).toEqual(DEPLOYMENT.spec.template.metadata.labels);
+  });
+});
