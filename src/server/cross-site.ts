@@ -17,8 +17,8 @@
 // Bound to loopback, the gateway's names are known (localhost, 127.0.0.1, [::1], the listen
 // address); bound to any other address, they are not (DNS names, a load balancer's, a
 // Kubernetes Service's), so any Host is accepted unless configured; its own origin then counts
-// only for a Host that cannot be rebound: an IP address, or localhost, and only with the
-// scheme the request came by (X-Forwarded-Proto from a proxy of --trust-proxy).
+// only for a Host that cannot be rebound: an IP address, or localhost. The scheme is not
+// compared: behind a proxy that ends TLS, a page of https://name calls a plain-HTTP gateway.
 import { isIP } from "node:net";
 import type { FastifyRequest } from "fastify";
 import { JSON_TYPE, MERGE_PATCH_TYPE, mediaType } from "../http/media-type.js";
@@ -94,8 +94,7 @@ export function crossSiteGuard(options: CrossSiteOptions): (request: FastifyRequ
     listed.some((entry) => entry.name === host.name && (entry.port === "" || entry.port === host.port));
   // A page of the gateway's own origin is one the gateway served, unless that name may have
   // been rebound: any name is accepted, so it need not be the gateway's.
-  const ownOrigin = (origin: URL, host: Authority, scheme: string): boolean =>
-    (!anyHost || !rebindable(host)) && origin.protocol === `${scheme}:` && sameAuthority(origin, host);
+  const ownOrigin = (origin: URL, host: Authority): boolean => (!anyHost || !rebindable(host)) && sameAuthority(origin, host);
 
   return (request) => {
     const authority = authorityOf(request);
@@ -107,7 +106,7 @@ export function crossSiteGuard(options: CrossSiteOptions): (request: FastifyRequ
     if (SAFE_METHODS.has(request.method)) return Promise.resolve();
     if (origin !== undefined && !anyOrigin) {
       const parsed = parseOrigin(origin);
-      if (parsed === undefined || (!origins.has(parsed.origin) && (host === undefined || !ownOrigin(parsed, host, request.protocol)))) {
+      if (parsed === undefined || (!origins.has(parsed.origin) && (host === undefined || !ownOrigin(parsed, host)))) {
         return Promise.reject(foreignOrigin(origin, "--allowed-origin or --cors-origin", "a page of another origin may not change anything here"));
       }
     }
