@@ -50,7 +50,9 @@ import { METRICS_PATH } from "./telemetry/metrics-route.js";
 import { SAMPLE_INTERVAL_MS, registerLoadShedding } from "./server/load-shedding.js";
 import type { ShedReason } from "./server/load-shedding.js";
 import { parseRate, registerRateLimit } from "./server/rate-limit.js";
+import { trustProxyOption } from "./server/trust-proxy.js";
 import { configOf } from "./config.js";
+import { ManagerState } from "./telemetry/manager-state.js";
 import type { Config } from "./config.js";
 
 /**
@@ -81,6 +83,7 @@ export const APP_SETTINGS = [
   "shedRetryAfterS",
   "rateLimit",
   "rateLimitKey",
+  "trustProxy",
 ] as const satisfies readonly (keyof Config)[];
 
 export type AppSettings = Pick<Config, (typeof APP_SETTINGS)[number]>;
@@ -117,6 +120,11 @@ export interface AppOptions extends Partial<AppSettings> {
    * Default: none, and no OpenTelemetry code runs.
    */
   readonly tracing?: Pick<Tracing, "hook" | "traceIdOf">;
+  /**
+   * Whether the Manager is up, as logged once per change (src/telemetry/manager-state.ts); the
+   * command shares it with its start-up check. Default: the app's own.
+   */
+  readonly managerState?: ManagerState;
   /** Whether the app itself serves GET /metrics (false when a listener of its own does). Default: true. */
   readonly metricsRoute?: boolean;
 }
@@ -152,7 +160,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     onShed: (reason: ShedReason) => metrics?.requestsShed.inc({ reason }),
   };
   await registerLoadShedding(app, shedding, EXEMPT);
-  addGuardsAndErrorHandlers(app, settings);
+  const managerState = options.managerState ?? new ManagerState();
+  addGuardsAndErrorHandlers(app, settings, managerState);
   // Before the routes: it hooks each route as it is added.
   if (settings.rateLimit !== undefined) {
     const rate = { ...parseRate(settings.rateLimit), key: settings.rateLimitKey, onLimited: () => metrics?.requestsRateLimited.inc() };
@@ -161,7 +170,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // After the cross-site guard, which refuses a preflight from an origin not allowed.
   const corsOptions = { origins: settings.corsOrigins, credentials: settings.corsCredentials };
   if (corsEnabled(corsOptions)) await app.register(cors, corsPluginOptions(corsOptions));
-  await addRoutes(app, options, settings);
+  await addRoutes(app, options, settings, managerState);
   return app;
 }
 
@@ -181,12 +190,14 @@ type GatewayApp = FastifyInstance<
 >;
 
 /** The Fastify instance with the gateway's logger, request ids, serializer and server limits. */
-function createServer(options: AppOptions, limits: ServerLimits): GatewayApp {
+function createServer(options: AppOptions, limits: ServerLimits & Pick<AppSettings, "trustProxy">): GatewayApp {
   const loggerOption = options.logger ?? false;
   const common: FastifyServerOptions = {
     ...(isLoggerInstance(loggerOption) ? { loggerInstance: loggerOption } : { logger: loggerOption }),
     bodyLimit: options.bodyLimit ?? BODY_LIMIT_BYTES,
     requestIdHeader: false,
+    // request.ip, .host and .protocol then read X-Forwarded-* from these peers only.
+    trustProxy: trustProxyOption(limits.trustProxy),
     // The access log (--access-log) is the gateway's own line per request; fastify's two lines
     // per request are kept for "debug" and below. 5xx answers are logged by the error handler.
     logController: new LogController({
@@ -265,7 +276,7 @@ function addObservingHooks(app: GatewayApp, options: AppOptions, settings: AppSe
 }
 
 /** The Host and cross-site checks, bodiless answers without content, and every error answered as a problem. */
-function addGuardsAndErrorHandlers(app: GatewayApp, settings: AppSettings): void {
+function addGuardsAndErrorHandlers(app: GatewayApp, settings: AppSettings, managerState: ManagerState): void {
   // Before anything is read or written (src/server/cross-site.ts).
   const crossSite = {
     allowedHosts: settings.allowedHosts ?? defaultAllowedHosts(settings.host),
@@ -278,7 +289,8 @@ function addGuardsAndErrorHandlers(app: GatewayApp, settings: AppSettings): void
 
   app.setErrorHandler((error, request, reply) => {
     const answer = toProblem(error, request);
-    if (answer.status >= 500) request.log.error({ err: error }, "request failed");
+    // An outage is one warn line, not one stack per request (src/telemetry/manager-state.ts).
+    if (answer.status >= 500 && !managerState.requestFailed(app.log, request.log, error, "request failed")) request.log.error({ err: error }, "request failed");
     return reply.code(answer.status).type(PROBLEM_CONTENT_TYPE).send(answer);
   });
 
@@ -289,13 +301,13 @@ function addGuardsAndErrorHandlers(app: GatewayApp, settings: AppSettings): void
 }
 
 /** The OpenAPI document, then one plugin per resource. */
-async function addRoutes(app: GatewayApp, options: AppOptions, settings: AppSettings): Promise<void> {
+async function addRoutes(app: GatewayApp, options: AppOptions, settings: AppSettings, managerState: ManagerState): Promise<void> {
   const deadlines = { requestTimeoutMs: settings.requestTimeoutMs, maxRequestTimeoutMs: settings.maxRequestTimeoutMs };
   const coalesceReads = settings.coalesceReads === "on";
   // Before the routes: the OpenAPI document is generated from each route as it is added.
   await registerOpenApi(app, buildInfo().version);
   const { metrics } = options;
-  await app.register(healthRoutes, { connection: options.connection, onReadiness: (ready) => metrics?.managerReady.set(ready ? 1 : 0) });
+  await app.register(healthRoutes, { connection: options.connection, managerState, onReadiness: (ready) => metrics?.managerReady.set(ready ? 1 : 0) });
   const jobReads = coalesceReads ? new SharedCalls<CurrentJob | undefined>({ onShared: (reads) => metrics?.coalescedReads.inc({ read: "job" }, reads) }) : undefined;
   const jobOptions = { client: options.connection.manager, ...deadlines, jobReads };
   // Searches may be cancelled (limit, a client leaving): they run on the streams' connection.

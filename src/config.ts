@@ -9,6 +9,7 @@ import type { Static, TSchema } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import { HOST_PATTERN, ORIGIN_PATTERN } from "./server/cross-site.js";
 import { RATE_PATTERN } from "./server/rate-limit.js";
+import { TRUSTED_PROXY_PATTERN, trustedProxyProblem } from "./server/trust-proxy.js";
 import { DEFAULT_MAX_MESSAGE_SIZE_BYTES } from "norsk-manager-contract/grpc/manager-connection.js";
 
 const LogLevel = Type.Union(
@@ -117,6 +118,13 @@ export const ConfigSchema = Type.Object(
       default: "address",
       flag: "rate-limit-key", env: "RATE_LIMIT_KEY",
       description: "what a client of --rate-limit is: its address, or its Authorization header (its address without one)",
+    }),
+    // Off by default: X-Forwarded-For is whatever the client wrote, unless a proxy known to
+    // replace it sent the request (src/server/trust-proxy.ts).
+    trustProxy: Type.Array(Type.String({ pattern: TRUSTED_PROXY_PATTERN }), {
+      default: [],
+      flag: "trust-proxy", env: "TRUST_PROXY",
+      description: "proxies (IP addresses, CIDR ranges, loopback, linklocal or uniquelocal; comma-separated) whose X-Forwarded-For, -Host and -Proto name the client; none: every peer is the client",
     }),
     // Several processes on one port (src/cluster.ts); one by default, as a replica behind a
     // load balancer is the first way to use more cores (docs/operations/deploying.md).
@@ -315,6 +323,10 @@ function checkRelations(config: Config): void {
   // Workers share a port by its number: the API's and the metrics' "0" would be one port.
   if (config.workers !== "1" && config.metricsPort === 0) {
     throw new ConfigError(`${settingName("metricsPort")}: must be a port number with ${settingName("workers")}, not 0`);
+  }
+  for (const [index, entry] of config.trustProxy.entries()) {
+    const problem = trustedProxyProblem(entry);
+    if (problem !== undefined) throw new ConfigError(`${settingName("trustProxy")}: ${JSON.stringify(entry)} (item ${String(index)}) ${problem}`);
   }
   // Browsers refuse credentials from a server that allows any origin (Fetch, CORS check).
   if (config.corsCredentials && (config.corsOrigins.length === 0 || config.corsOrigins.includes("*"))) {

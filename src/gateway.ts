@@ -8,6 +8,7 @@ import { connectivityState } from "@grpc/grpc-js";
 import { ConfigError } from "./config.js";
 import type { Config } from "./config.js";
 import { buildApp } from "./app.js";
+import { ManagerState } from "./telemetry/manager-state.js";
 import { buildInfo, describeBuild } from "./build-info.js";
 import type { AppOptions } from "./app.js";
 import { connectManager } from "norsk-manager-contract/grpc/manager-connection.js";
@@ -53,7 +54,8 @@ export async function startGateway(config: Config, logger: AppOptions["logger"] 
   let metricsListener: MetricsListener | undefined;
   try {
     const served = { metrics, metricsRoute: config.metricsPort === undefined, tracing, ...(listenerTls === undefined ? {} : { tls: listenerTls }) };
-    const app = await buildApp({ ...config, connection, logger, ...served });
+    const managerState = new ManagerState({ manager: managerLabel });
+    const app = await buildApp({ ...config, connection, logger, managerState, ...served });
     const shutdown = gracefulClose(app);
     let url = "";
     await app.listen({
@@ -70,8 +72,11 @@ export async function startGateway(config: Config, logger: AppOptions["logger"] 
       app.log.info({ url: `${metricsListener.url}/metrics` }, "metrics served on their own port");
     }
     const onReadiness = (ready: boolean): void => { metrics.managerReady.set(ready ? 1 : 0); };
-    probeManager(connection, managerLabel, app.log, onReadiness);
-    followChannel(connection, () => { probeManager(connection, managerLabel, app.log, onReadiness); }, () => { onReadiness(false); });
+    const probe = (): void => { probeManager(connection, { log: app.log, state: managerState, onReadiness }); };
+    probe();
+    // A lost connection is checked at once, so that the outage is logged with grpc-js's reason
+    // even while no request comes.
+    followChannel(connection, probe, () => { onReadiness(false); probe(); });
     return {
       app,
       url,
@@ -100,22 +105,33 @@ export async function startGateway(config: Config, logger: AppOptions["logger"] 
 /** How long the start-up check of the Manager waits for its answer. */
 const PROBE_TIMEOUT_MS = 5_000;
 
+/** Where a check of the Manager tells its answer. */
+interface ProbeTargets {
+  readonly log: FastifyBaseLogger;
+  readonly state: ManagerState;
+  readonly onReadiness: (ready: boolean) => void;
+}
+
 /**
- * One health check at start-up, so that a Manager that cannot be reached (a wrong address, a
- * certificate it or the gateway refuses) is named in the log at once, with grpc-js's reason,
- * not only by the 503s that follow. It does not hold up the start: /readyz reports the state.
+ * One health check, at start-up and whenever the channel's connection is lost or regained, so
+ * that a Manager that cannot be reached (a wrong address, a certificate it or the gateway
+ * refuses, a Manager gone) is named in the log at once, with grpc-js's reason, not only by the
+ * 503s that follow; the Manager's state logs it once per change. It does not hold up the start:
+ * /readyz reports the state.
  */
-function probeManager(connection: ManagerConnection, manager: string, log: FastifyBaseLogger, onReadiness: (ready: boolean) => void): void {
+function probeManager(connection: ManagerConnection, targets: ProbeTargets): void {
+  const { log, state, onReadiness } = targets;
   connection.health.check({ service: "" }, { timeoutMs: PROBE_TIMEOUT_MS }).then(
     (reply) => {
-      onReadiness(reply.status === HealthCheckResponse_ServingStatus.SERVING);
-      if (reply.status === HealthCheckResponse_ServingStatus.SERVING) log.info({ manager }, "the Manager is serving");
-      else log.warn({ manager, status: HealthCheckResponse_ServingStatus[reply.status] }, "the Manager is not serving yet");
+      const serving = reply.status === HealthCheckResponse_ServingStatus.SERVING;
+      onReadiness(serving);
+      if (serving) state.answered(log);
+      else state.down(log, { code: "OK", reason: `the Manager answers ${HealthCheckResponse_ServingStatus[reply.status]}` });
     },
     (error: unknown) => {
       onReadiness(false);
       const { code, details } = GrpcError.from(error);
-      log.warn({ manager, code: Code[code], reason: details }, "the Manager cannot be reached");
+      state.down(log, { code: Code[code], reason: details });
     },
   );
 }

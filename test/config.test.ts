@@ -36,6 +36,7 @@ describe("loadConfig", () => {
       shedRssBytes: 0,
       shedRetryAfterS: 5,
       rateLimitKey: "address",
+      trustProxy: [],
       workers: "1",
     });
   });

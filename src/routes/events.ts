@@ -11,6 +11,7 @@ import type { CallOptions } from "norsk-manager-contract/grpc/types.js";
 import { deadlinesOf, streamCallOptions } from "../operations/call-options.js";
 import type { Deadlines } from "../operations/call-options.js";
 import { resourceExhausted, toProblem, unavailable } from "../http/problem.js";
+import { logStreamFailure } from "../telemetry/manager-state.js";
 import type { ProblemJson } from "../../schemas/common.js";
 import { errorResponses } from "../http/responses.js";
 import { sharedCallKey } from "../operations/shared-calls/key.js";
@@ -172,7 +173,7 @@ function streamBody(routes: StreamRoutes, request: FastifyRequest, reply: Fastif
       toProblem(error instanceof SlowClientError ? resourceExhausted(`${error.message}; reconnect`) : error, request),
     onFailure: (error) => {
       if (error instanceof SlowClientError) request.log.info({ reason: error.message }, "event stream client too slow; closed");
-      else request.log.warn({ err: error }, "event stream failed");
+      else logStreamFailure(request.log, error, "event stream failed");
     },
   });
 }

@@ -1,13 +1,13 @@
 // Liveness and readiness. /healthz answers while the process serves; /readyz asks the Manager
 // (grpc.health.v1 Check over the shared channel), so a load balancer stops sending traffic
 // while the Manager cannot be reached. A failing check is an expected answer, not a fault: it
-// is answered without the error handler's log line, and the log says only when readiness
-// changes (at warn, with the gRPC code and reason, no stack), not on every probe.
+// is answered without the error handler's log line, and the log says only when the Manager's
+// state changes (src/telemetry/manager-state.ts), not on every probe.
 import { Type } from "@sinclair/typebox";
 import { named } from "../../schemas/common.js";
 import type { FastifyPluginCallbackTypebox } from "@fastify/type-provider-typebox";
 import { HealthCheckResponse_ServingStatus } from "norsk-manager-contract/gen/grpc/health/v1/health_pb.js";
-import type { FastifyBaseLogger } from "fastify";
+import type { ManagerDown, ManagerState } from "../telemetry/manager-state.js";
 import { GrpcError } from "norsk-manager-contract/grpc/errors.js";
 import { codeName } from "../http/status.js";
 import { PROBLEM_CONTENT_TYPE, toProblem, unavailable } from "../http/problem.js";
@@ -16,6 +16,8 @@ import { declaredProblems, jsonResponse } from "../http/responses.js";
 
 export interface HealthRoutesOptions {
   readonly connection: ManagerConnection;
+  /** Where each answer of the check is told, to be logged once per change. */
+  readonly managerState: ManagerState;
   /** Deadline of the readiness check, in ms. Default: READINESS_TIMEOUT_MS. */
   readonly readinessTimeoutMs?: number;
   /** Told each answer of the check: whether the Manager is ready (the readiness gauge). */
@@ -55,13 +57,13 @@ const READINESS_SCHEMA = {
 
 /**
  * The probes: each handler is a named function of the plugin. Readiness asks the Manager and
- * logs each change of its answer (ReadinessLog).
+ * tells its answer to the Manager's state, which logs each change.
  */
 export const healthRoutes: FastifyPluginCallbackTypebox<HealthRoutesOptions> = (app, options, done) => {
   const { connection } = options;
   const timeoutMs = options.readinessTimeoutMs ?? READINESS_TIMEOUT_MS;
   const onReadiness = options.onReadiness ?? (() => undefined);
-  const readiness = new ReadinessLog(app.log);
+  const { managerState } = options;
 
   app.get("/healthz", { schema: LIVENESS_SCHEMA }, function getLiveness() {
     return { status: "ok" };
@@ -69,7 +71,8 @@ export const healthRoutes: FastifyPluginCallbackTypebox<HealthRoutesOptions> = (
 
   app.get("/readyz", { schema: READINESS_SCHEMA }, async function getReadiness(request, reply) {
     const failure = await notReady(connection, timeoutMs);
-    readiness.record(failure);
+    if (failure === undefined) managerState.answered(app.log);
+    else managerState.down(app.log, failure);
     onReadiness(failure === undefined);
     if (failure === undefined) return { status: "ready" };
     // Sent here rather than thrown: the error handler would log every failed probe at error.
@@ -80,7 +83,7 @@ export const healthRoutes: FastifyPluginCallbackTypebox<HealthRoutesOptions> = (
 };
 
 /** Why the Manager is not ready, or undefined when it answers SERVING within `timeoutMs`. */
-async function notReady(connection: ManagerConnection, timeoutMs: number): Promise<NotReady | undefined> {
+async function notReady(connection: ManagerConnection, timeoutMs: number): Promise<ManagerDown | undefined> {
   try {
     const reply = await connection.health.check({ service: "" }, { timeoutMs });
     if (reply.status === HealthCheckResponse_ServingStatus.SERVING) return undefined;
@@ -88,26 +91,5 @@ async function notReady(connection: ManagerConnection, timeoutMs: number): Promi
   } catch (error) {
     const { code, details } = GrpcError.from(error);
     return { code: codeName(code), reason: details };
-  }
-}
-
-interface NotReady {
-  /** The gRPC code of the failed check (OK when it answered, but not SERVING). */
-  readonly code: string;
-  readonly reason: string;
-}
-
-/** Logs readiness once per change: not ready at warn (code and reason, no stack), ready at info. */
-class ReadinessLog {
-  #ready: boolean | undefined;
-
-  constructor(private readonly log: FastifyBaseLogger) {}
-
-  record(failure: NotReady | undefined): void {
-    const ready = failure === undefined;
-    if (ready === this.#ready) return;
-    this.#ready = ready;
-    if (failure === undefined) this.log.info({ ready }, "readiness: the Manager is ready");
-    else this.log.warn({ ready, code: failure.code, reason: failure.reason }, "readiness: the Manager is not ready");
   }
 }

@@ -5,6 +5,7 @@ import type { FastifyReply } from "fastify";
 import fastJson from "fast-json-stringify";
 import { deadlinesOf, streamCallOptions } from "../operations/call-options.js";
 import { NDJSON } from "../http/media-type.js";
+import { logStreamFailure } from "../telemetry/manager-state.js";
 import { toProblem } from "../http/problem.js";
 import { errorResponses } from "../http/responses.js";
 import { serializerOptions } from "../http/validation.js";
@@ -92,7 +93,7 @@ export const jobSearchRoutes: FastifyPluginCallbackTypebox<ManagerRouteOptions> 
       response: reply.raw,
       problemOf: (error) => toProblem(error, request),
       onFailure: (error) => {
-        request.log.warn({ err: error }, "job search cut short");
+        logStreamFailure(request.log, error, "job search cut short");
       },
     });
     return untyped.type(ndjson ? NDJSON : "application/json; charset=utf-8").send(body);

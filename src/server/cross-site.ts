@@ -17,7 +17,8 @@
 // Bound to loopback, the gateway's names are known (localhost, 127.0.0.1, [::1], the listen
 // address); bound to any other address, they are not (DNS names, a load balancer's, a
 // Kubernetes Service's), so any Host is accepted unless configured; its own origin then counts
-// only for a Host that cannot be rebound: an IP address, or localhost.
+// only for a Host that cannot be rebound: an IP address, or localhost. The scheme is not
+// compared: behind a proxy that ends TLS, a page of https://name calls a plain-HTTP gateway.
 import { isIP } from "node:net";
 import type { FastifyRequest } from "fastify";
 import { JSON_PATCH_TYPE, JSON_TYPE, MERGE_PATCH_TYPE, mediaType } from "../http/media-type.js";
@@ -118,7 +119,10 @@ export function crossSiteGuard(options: CrossSiteOptions): (request: FastifyRequ
 /**
  * The authority the request is addressed to: that of an absolute-form request target
  * (`GET http://name/v1/jobs HTTP/1.1`), which RFC 9112 §3.2.2 puts before Host; else the Host
- * header, or in HTTP/2 the :authority pseudo-header that stands for it (RFC 9113 §8.3.1).
+ * header, or in HTTP/2 the :authority pseudo-header that stands for it (RFC 9113 §8.3.1). From
+ * a proxy of --trust-proxy, X-Forwarded-Host comes first: the Host it sent is its own upstream
+ * name, the one the client used is the forwarded one (fastify's request.host reads it from
+ * those peers only, and the Host header from any other).
  */
 function authorityOf(request: FastifyRequest): string | undefined {
   const target = request.raw.url ?? "";
@@ -126,6 +130,7 @@ function authorityOf(request: FastifyRequest): string | undefined {
     const absolute = ABSOLUTE_FORM.exec(target);
     if (absolute !== null) return absolute[1] ?? "";
   }
+  if (request.headers["x-forwarded-host"] !== undefined && request.host !== "") return request.host;
   const authority = request.headers.host ?? request.headers[":authority"];
   return typeof authority === "string" ? authority : undefined;
 }

@@ -2,7 +2,8 @@
 // requests in a window of `windowMs`, counted from its first request in the window (a fixed
 // window per client, in this process's memory); one more is a 429 problem with Retry-After
 // and the RateLimit-Limit, -Remaining and -Reset headers of the IETF draft (also on the
-// requests allowed). A client is its address, or, with `key: "authorization"`, its
+// requests allowed). A client is its address (behind a proxy of --trust-proxy, the one that
+// proxy forwarded: src/server/trust-proxy.ts), or, with `key: "authorization"`, its
 // Authorization header (a client without one is its address). The exempt paths (probes,
 // metrics) are never counted nor refused.
 import { createHash } from "node:crypto";

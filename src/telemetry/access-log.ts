@@ -20,11 +20,27 @@ export interface AccessLogOptions {
   readonly traceIdOf?: (request: FastifyRequest) => string | undefined;
 }
 
+/**
+ * The longest user agent and path a line quotes, in UTF-16 code units; longer ones are cut
+ * there and end in LOG_ELLIPSIS, so that a hostile client cannot make its lines any longer.
+ */
+export const MAX_LOGGED_TEXT = 256;
+export const LOG_ELLIPSIS = "…";
+
 /** What one line says, besides the request id its logger binds. */
 export interface AccessLine {
   readonly method: string;
   /** The route's template ("/v1/jobs/:jobId"), never the raw path; null when no route matched. */
   readonly route: string | null;
+  /**
+   * When no route matched: the path asked for, without its query string (which may carry
+   * anything a client typed), cut at MAX_LOGGED_TEXT.
+   */
+  readonly path?: string;
+  /** The client's address: the peer's, or the one a proxy of --trust-proxy forwarded. */
+  readonly client: string;
+  /** The User-Agent header, cut at MAX_LOGGED_TEXT; absent when the request had none. */
+  readonly userAgent?: string;
   /** The status sent, or 499 (CLIENT_CLOSED_REQUEST) when the client left before any answer was. */
   readonly status: number;
   /** From the request's arrival to the answer's last byte (or the connection's end), in ms. */
@@ -48,8 +64,9 @@ export function accessLogHook(options: AccessLogOptions): onRequestHookHandler {
     }
     const started = performance.now();
     const written = bytesWrittenOf(request) ?? 0;
+    const client = request.ip;
     reply.raw.once("close", () => {
-      const line = lineOf(request, reply, { route, started, written, traceId: traceIdOf(request) });
+      const line = lineOf(request, reply, { route, client, started, written, traceId: traceIdOf(request) });
       if (errorsOnly && line.status < 400 && line.aborted !== true) return;
       request.log.info(line, "request");
     });
@@ -59,6 +76,8 @@ export function accessLogHook(options: AccessLogOptions): onRequestHookHandler {
 
 interface Start {
   readonly route: string | null;
+  /** Read on arrival: a connection gone by the answer's end may no longer know its peer. */
+  readonly client: string;
   readonly started: number;
   readonly written: number;
   readonly traceId: string | undefined;
@@ -68,13 +87,27 @@ function lineOf(request: FastifyRequest, reply: FastifyReply, start: Start): Acc
   const durationMs = Math.round((performance.now() - start.started) * 1000) / 1000;
   const written = bytesWrittenOf(request);
   const bytes = written === undefined ? contentLength(reply) : written - start.written;
+  const userAgent = request.headers["user-agent"];
   return {
     method: request.method,
     route: start.route,
+    ...(start.route === null ? { path: bounded(pathOf(request.url)) } : {}),
+    client: start.client,
+    ...(userAgent === undefined ? {} : { userAgent: bounded(userAgent) }),
     status: statusAnswered(request, reply),
     durationMs,
     bytes,
     ...(start.traceId === undefined ? {} : { traceId: start.traceId }),
     ...(reply.raw.writableFinished ? {} : { aborted: true as const }),
   };
+}
+
+/** The path of a request target, without its query string. */
+function pathOf(url: string): string {
+  const query = url.indexOf("?");
+  return query === -1 ? url : url.slice(0, query);
+}
+
+function bounded(text: string): string {
+  return text.length <= MAX_LOGGED_TEXT ? text : `${text.slice(0, MAX_LOGGED_TEXT)}${LOG_ELLIPSIS}`;
 }

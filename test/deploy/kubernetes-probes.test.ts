@@ -80,7 +80,7 @@ beforeAll(async () => {
   const managerPort = manager.url.split(":").at(-1) ?? "";
   expect(servicePort).toBe(String(MANAGER.ports?.[0]?.containerPort));
   const fromDeployment = Object.fromEntries((GATEWAY.env ?? []).map((e) => [e.name, local(GATEWAY_POD, GATEWAY, e.value ?? "")]));
-  const env = { PATH: process.env.PATH, ...CONFIG, ...fromDeployment, PORT: String(port), MANAGER_ADDRESS: `127.0.0.1:${managerPort}`, MANAGER_SERVER_NAME: serviceName };
+  const env = { PATH: process.env.PATH, ...CONFIG, ...fromDeployment, PORT: String(port), METRICS_PORT: String(await freePort()), MANAGER_ADDRESS: `127.0.0.1:${managerPort}`, MANAGER_SERVER_NAME: serviceName };
   gateway = await startProcess([process.execPath, "dist/src/main.js"], { env });
 }, 60_000);
 

@@ -216,3 +216,62 @@ describe("deploy/kubernetes/tls/make-example-certs.sh", () => {
     await expect(verify("sslserver", "gateway.crt")).rejects.toThrow();
   });
 });
+
+describe("deploy/kubernetes: the Ingress, and who reaches the Manager", () => {
+  const ingress = spec("Ingress", GATEWAY) as { rules: { host: string; http: { paths: { backend: { service: { name: string; port: { name: string } } } }[] } }[] };
+  const policy = spec("NetworkPolicy", MANAGER) as {
+    podSelector: { matchLabels: Record<string, string> };
+    policyTypes: string[];
+    ingress: { from: { podSelector?: { matchLabels: Record<string, string> }; namespaceSelector?: unknown; ipBlock?: unknown }[]; ports: { port: string; protocol: string }[] }[];
+  };
+
+  it("routes the Ingress's one host to the gateway's Service, on its port", () => {
+    const service = spec("Service", GATEWAY) as { ports: { name: string }[] };
+    expect(ingress.rules).toHaveLength(1);
+    const backend = ingress.rules[0]?.http.paths[0]?.backend.service;
+    expect(backend?.name).toBe(GATEWAY);
+    expect(service.ports.map((port) => port.name)).toContain(backend?.port.name);
+  });
+
+  it("appends the Ingress's host to ALLOWED_HOSTS by a replacement, so that the host is written once", () => {
+    const host = ingress.rules[0]?.host ?? "";
+    // Said once: the ConfigMap does not repeat it.
+    expect(CONFIG.ALLOWED_HOSTS?.split(",")).not.toContain(host);
+    const replacement = KUSTOMIZATION.replacements?.find((r) => r.source.kind === "Ingress" && r.source.name === GATEWAY);
+    expect(replacement?.source.fieldPath).toBe("spec.rules.0.host");
+    const target = replacement?.targets.find((t) => t.select.kind === "ConfigMap" && t.select.name === GATEWAY);
+    expect(target?.fieldPaths).toEqual(["data.ALLOWED_HOSTS"]);
+    expect(target?.options?.delimiter).toBe(",");
+    // An index past the list's end appends: the names already listed all stay.
+    expect(target?.options?.index).toBeGreaterThanOrEqual(CONFIG.ALLOWED_HOSTS?.split(",").length ?? 0);
+  });
+
+  it("admits to the Manager's pods only the gateway's pods, on the Manager's gRPC port", () => {
+    expect(policy.podSelector.matchLabels).toEqual(STATEFULSET.spec.template.metadata.labels);
+    expect(policy.policyTypes).toEqual(["Ingress"]);
+    expect(policy.ingress).toHaveLength(1);
+    const [rule] = policy.ingress;
+    expect(rule?.from).toEqual([{ podSelector: { matchLabels: DEPLOYMENT.spec.template.metadata.labels } }]);
+    expect(rule?.ports).toEqual([{ protocol: "TCP", port: "grpc" }]);
+    expect(managerContainer().ports?.map((port) => port.name)).toContain("grpc");
+  });
+});
+
+describe("deploy/kubernetes: Prometheus", () => {
+  const monitor = spec("ServiceMonitor", GATEWAY) as { selector: { matchLabels: Record<string, string> }; endpoints: { port: string; path: string }[] };
+  const metricsService = find(OBJECTS, "Service", `${GATEWAY}-metrics`) as KubeObject & {
+    spec: { selector: Record<string, string>; ports: { name: string; port: number; targetPort: number }[] };
+  };
+
+  it("scrapes /metrics on the gateway's metrics port (METRICS_PORT), through a Service of its own", () => {
+    const labels = metricsService.metadata.labels ?? {};
+    expect(Object.entries(monitor.selector.matchLabels).every(([key, value]) => labels[key] === value)).toBe(true);
+    // The API's Service is not selected: the Ingress in front of it never serves /metrics.
+    const apiLabels = find(OBJECTS, "Service", GATEWAY).metadata.labels ?? {};
+    expect(Object.entries(monitor.selector.matchLabels).every(([key, value]) => apiLabels[key] === value)).toBe(false);
+    expect(monitor.endpoints).toEqual([expect.objectContaining({ port: "metrics", path: "/metrics" })]);
+    const port = metricsService.spec.ports.find((p) => p.name === "metrics");
+    expect(port?.targetPort).toBe(Number(CONFIG.METRICS_PORT));
+    expect(metricsService.spec.selector).toEqual(DEPLOYMENT.spec.template.metadata.labels);
+  });
+});

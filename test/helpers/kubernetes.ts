@@ -10,6 +10,8 @@ import { basename, dirname, join, resolve } from "node:path";
 import { HorizontalPodAutoscaler } from "kubernetes-models/autoscaling/v2";
 import { Deployment, StatefulSet } from "kubernetes-models/apps/v1";
 import { PodDisruptionBudget } from "kubernetes-models/policy/v1";
+import { Ingress, NetworkPolicy } from "kubernetes-models/networking.k8s.io/v1";
+import { ServiceMonitor } from "@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1";
 import { ConfigMap, Namespace, Secret, Service } from "kubernetes-models/v1";
 import type { Container, PodSpec } from "kubernetes-types/core/v1.js";
 import ts from "typescript";
@@ -31,8 +33,19 @@ export interface SecretGenerator {
   readonly files: Readonly<Record<string, string>>;
 }
 
+/** A kustomize replacement: one field's value copied into others. */
+export interface Replacement {
+  readonly source: { readonly kind: string; readonly name: string; readonly fieldPath: string };
+  readonly targets: readonly {
+    readonly select: { readonly kind: string; readonly name: string };
+    readonly fieldPaths: readonly string[];
+    readonly options?: { readonly delimiter?: string; readonly index?: number };
+  }[];
+}
+
 export interface Kustomization {
   readonly namespace: string;
+  readonly replacements?: readonly Replacement[];
   readonly resources: readonly string[];
   readonly images: readonly { name: string; newTag: string }[];
   readonly secretGenerator: readonly SecretGenerator[];
@@ -96,6 +109,11 @@ const MODELS: Record<string, { new (data: never): { validate(): void } }> = {
   "apps/v1/StatefulSet": StatefulSet,
   "policy/v1/PodDisruptionBudget": PodDisruptionBudget,
   "autoscaling/v2/HorizontalPodAutoscaler": HorizontalPodAutoscaler,
+  "networking.k8s.io/v1/Ingress": Ingress,
+  "networking.k8s.io/v1/NetworkPolicy": NetworkPolicy,
+  // The Prometheus operator's CRD, from the schema that operator publishes (its CRD's
+  // openAPIV3Schema, as @kubernetes-models/prometheus-operator generates its models from it).
+  "monitoring.coreos.com/v1/ServiceMonitor": ServiceMonitor,
 };
 
 /** kubernetes-models' verdict on each object: [] when it is valid, else one line per object. */
@@ -112,9 +130,17 @@ export function schemaErrors(objects: readonly KubeObject[]): string[] {
   });
 }
 
-/** kubernetes-types' module of an apiVersion: v1 is the core group. */
-function typesModule(apiVersion: string): string {
-  return `kubernetes-types/${apiVersion.includes("/") ? apiVersion.replace(/\.k8s\.io\//, "/") : `core/${apiVersion}`}`;
+/** The types of custom resources, which kubernetes-types does not have: module and interface. */
+const CUSTOM_TYPES: Readonly<Record<string, string>> = {
+  "monitoring.coreos.com/v1/ServiceMonitor": '"@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1").IServiceMonitor',
+};
+
+/** The TypeScript type of an object: kubernetes-types' (v1 is the core group), or a custom resource's. */
+function typeOf(object: KubeObject): string {
+  const custom = CUSTOM_TYPES[`${object.apiVersion}/${object.kind}`];
+  if (custom !== undefined) return `import(${custom}`;
+  const module = `kubernetes-types/${object.apiVersion.includes("/") ? object.apiVersion.replace(/\.k8s\.io\//, "/") : `core/${object.apiVersion}`}`;
+  return `import(${JSON.stringify(module)}).${object.kind}`;
 }
 
 /**
@@ -125,7 +151,7 @@ export function typeErrors(objects: readonly KubeObject[]): string[] {
   const root = resolve(".");
   const file = join(root, "test", "helpers", "__kubernetes_objects__.ts");
   const source = objects
-    .map((object, index) => `export const o${String(index)}: import(${JSON.stringify(typesModule(object.apiVersion))}).${object.kind} = ${JSON.stringify(object, null, 1)};`)
+    .map((object, index) => `export const o${String(index)}: ${typeOf(object)} = ${JSON.stringify(object, null, 1)};`)
     .join("\n");
   const options: ts.CompilerOptions = { strict: true, noEmit: true, skipLibCheck: true, types: [], lib: ["lib.es2022.d.ts"], module: ts.ModuleKind.ESNext, moduleResolution: ts.ModuleResolutionKind.Bundler, target: ts.ScriptTarget.ES2022 };
   const base = ts.createCompilerHost(options);

@@ -37,7 +37,7 @@ const PACKAGES: Readonly<Record<PackageName, readonly PackageName[]>> = {
  */
 const LAYERS: Readonly<Record<string, readonly string[] | "anything">> = {
   [TOP]: "anything",
-  "src/routes": ["src/http", "src/operations", "src/json", "contract/grpc", "src/sse", "schemas", "contract/gen"],
+  "src/routes": ["src/http", "src/operations", "src/json", "contract/grpc", "src/sse", "src/telemetry", "schemas", "contract/gen"],
   "src/operations": ["src/http", "src/json", "contract/grpc", "contract/lexical", "schemas", "contract/gen"],
   "src/sse": ["src/http", "src/json", "contract/grpc", "schemas"],
   "src/server": ["src/http"],

@@ -6,6 +6,7 @@ import type { RunningManager } from "norsk-reference-manager";
 import { openRaw } from "../helpers/raw-socket.js";
 import { eventually } from "../helpers/listening-gateway.js";
 import { startLoggedGateway } from "./log-capture.js";
+import { LOG_ELLIPSIS, MAX_LOGGED_TEXT } from "../../src/telemetry/access-log.js";
 import type { LoggedGateway, LogLine } from "./log-capture.js";
 
 let manager: RunningManager;
@@ -72,6 +73,36 @@ describe("the access log (--access-log, on by default)", () => {
     expect(line).not.toHaveProperty("traceId");
   });
 
+  it("names the client by its address and user agent, and an unmatched request by its path without the query string", async () => {
+    const gateway = await gatewayWith();
+    const res = await fetch(`${gateway.url}/v1/nope/deeper?token=secret-1&x=2`, { headers: { "x-request-id": "who-1", "user-agent": "ops-probe/1.0" } });
+    expect(res.status).toBe(404);
+    const line = await lineOf(gateway, "who-1");
+    expect(line).toMatchObject({ route: null, path: "/v1/nope/deeper", client: "127.0.0.1", userAgent: "ops-probe/1.0", status: 404 });
+    expect(JSON.stringify(line)).not.toContain("secret-1");
+  });
+
+  it("names a matched request by its route template only, and leaves out a user agent the client did not send", async () => {
+    const gateway = await gatewayWith();
+    const raw = await openRaw(gateway.url, "GET /v1/jobs/who-2?x=1 HTTP/1.1\r\nHost: localhost\r\nX-Request-Id: who-2\r\nConnection: close\r\n\r\n");
+    await raw.closed(5_000);
+    const line = await lineOf(gateway, "who-2");
+    expect(line).toMatchObject({ route: "/v1/jobs/:jobId", client: "127.0.0.1", status: 404 });
+    expect(line).not.toHaveProperty("path");
+    expect(line).not.toHaveProperty("userAgent");
+  });
+
+  it(`cuts a hostile user agent and path at ${String(MAX_LOGGED_TEXT)} characters`, async () => {
+    const gateway = await gatewayWith();
+    const long = "A".repeat(6_000);
+    const res = await fetch(`${gateway.url}/${long}?q=1`, { headers: { "x-request-id": "long-1", "user-agent": long } });
+    expect(res.status).toBe(404);
+    const line = await lineOf(gateway, "long-1");
+    expect(line.userAgent).toBe(`${"A".repeat(MAX_LOGGED_TEXT)}${LOG_ELLIPSIS}`);
+    expect(line.path).toBe(`/${"A".repeat(MAX_LOGGED_TEXT - 1)}${LOG_ELLIPSIS}`);
+    expect(JSON.stringify(line).length).toBeLessThan(2_000);
+  });
+
   it("leaves out /healthz and /readyz, and a malformed traceparent", async () => {
     const gateway = await gatewayWith();
     for (const path of ["/healthz", "/readyz", "/healthz"]) expect((await fetch(`${gateway.url}${path}`)).status).toBe(200);
@@ -124,29 +155,32 @@ describe("the access log (--access-log, on by default)", () => {
 });
 
 describe("readiness in the log", () => {
-  it("logs a failing /readyz once per change of state, at warn, without a stack, and its recovery at info", async () => {
+  it("logs the Manager failing /readyz once per change of state, at warn, without a stack, and its recovery at warn", async () => {
     const own = await startManager({ port: 0, dataDir: IN_MEMORY });
     const port = Number(own.address.split(":").at(-1));
     logged = await startLoggedGateway(["--manager", own.address]);
     const gateway = logged;
-    const readiness = (): LogLine[] => gateway.lines.filter((line) => String(line.msg).startsWith("readiness: "));
+    const readiness = (): LogLine[] => gateway.lines.filter((line) => String(line.msg).startsWith("the Manager "));
     expect((await fetch(`${gateway.url}/readyz`)).status).toBe(200);
     await own.close();
     for (let i = 0; i < 4; i++) expect((await fetch(`${gateway.url}/readyz`)).status).toBe(503);
     const back = await startManager({ port, dataDir: IN_MEMORY });
+    let seen: LogLine[] = [];
     try {
       await expect.poll(async () => (await fetch(`${gateway.url}/readyz`)).status, { timeout: 20_000, interval: 200 }).toBe(200);
       expect((await fetch(`${gateway.url}/readyz`)).status).toBe(200);
+      // Before the Manager goes away again, which is a change of state of its own.
+      seen = readiness();
     } finally {
       await back.close();
     }
-    expect(readiness().map((line) => [line.level, line.msg, line.ready])).toEqual([
-      [30, "readiness: the Manager is ready", true],
-      [40, "readiness: the Manager is not ready", false],
-      [30, "readiness: the Manager is ready", true],
+    expect(seen.map((line) => [line.level, line.msg])).toEqual([
+      [30, "the Manager is serving"],
+      [40, "the Manager cannot be reached"],
+      [40, "the Manager is serving again"],
     ]);
-    expect(readiness()[1]).toMatchObject({ code: "UNAVAILABLE" });
-    expect(readiness()[1]?.reason).toBeTypeOf("string");
+    expect(seen[1]).toMatchObject({ code: "UNAVAILABLE" });
+    expect(seen[1]?.reason).toBeTypeOf("string");
     // Neither the readiness lines nor anything else logged for the probes carries a stack.
     expect(gateway.lines.filter((line) => line.level === 50)).toEqual([]);
     expect(JSON.stringify(gateway.lines)).not.toContain('"stack"');
