@@ -41,7 +41,7 @@ const OciHealth = regions(
   }),
   "OCI health by availability domain.",
 );
-const ProviderHealth = message(
+export const ProviderHealthJson = message(
   "ProviderHealth",
   { aws: Type.Optional(doc(AwsHealth, "AWS health.")), oci: Type.Optional(doc(OciHealth, "OCI health.")) },
   `A cloud provider's health. ${ONE_PROVIDER}`,
@@ -111,7 +111,7 @@ export const EVENT_DATA = {
   jobActive: aJob("JobActive", "A job that is active (current picture)."),
   initialDataComplete: message(
     "InitialDataComplete",
-    { health: Type.Array(ProviderHealth, { description: "Health of the cloud providers.", examples: [[]] }) },
+    { health: Type.Array(ProviderHealthJson, { description: "Health of the cloud providers.", examples: [[]] }) },
     "The current picture is complete; live events follow.",
     { health: [] },
   ),
@@ -131,7 +131,7 @@ export const EVENT_DATA = {
     "A physical node connected, or was registered or updated.",
     { instances: [] },
   ),
-  providerHealthChange: doc(ProviderHealth, "A cloud provider's health changed."),
+  providerHealthChange: doc(ProviderHealthJson, "A cloud provider's health changed."),
   jobInfo: doc(JobInfoMessage, "A message from a job's worker."),
 } satisfies Record<string, TObject>;
 
