@@ -8,8 +8,10 @@
 // is a DEADLINE_EXCEEDED, a 504, at the deadline), and the picture's encoded size is at most
 // PictureReadOptions.limitBytes (more is the gateway's 502: an answer it cannot use).
 import { fromBinary } from "@bufbuild/protobuf";
-import { EventStreamEventSchema, EventStreamRequestSchema, Manager } from "norsk-manager-contract/gen/norsk/api/manager_pb.js";
+import { EventStreamEventSchema, Manager } from "norsk-manager-contract/gen/norsk/api/manager_pb.js";
 import type {
+  EventStreamEvent,
+  EventStreamRequestSchema,
   JobWithHistory,
   NodeRunning,
   PhysicalNodeConnected,
@@ -61,22 +63,52 @@ export function readPicture(
   return reads.read(sharedCallKey(Manager.method.eventStream, request, options.metadata), options, call);
 }
 
+/** The members of a picture as they arrive. */
+class PictureParts {
+  readonly nodesRunning: NodeRunning[] = [];
+  readonly physicalNodes: PhysicalNodeConnected[] = [];
+  readonly jobsActive: JobWithHistory[] = [];
+  readonly jobsPending: JobWithHistory[] = [];
+
+  /** Takes one message; the picture once `event` completes it. */
+  add({ event }: EventStreamEvent): Picture | undefined {
+    switch (event.case) {
+      case "nodeRunning":
+        this.nodesRunning.push(event.value);
+        break;
+      case "physicalNodeConnected":
+        this.physicalNodes.push(event.value);
+        break;
+      case "jobActive":
+        if (event.value.jobWithHistory !== undefined) this.jobsActive.push(event.value.jobWithHistory);
+        break;
+      case "jobPending":
+        if (event.value.jobWithHistory !== undefined) this.jobsPending.push(event.value.jobWithHistory);
+        break;
+      case "initialDataComplete":
+        return { nodesRunning: this.nodesRunning, physicalNodes: this.physicalNodes, jobsActive: this.jobsActive, jobsPending: this.jobsPending, health: event.value.health };
+      default:
+        // A live event before the picture is complete (a Manager that interleaves), or a
+        // member this gateway does not know: not part of the picture.
+        break;
+    }
+    return undefined;
+  }
+}
+
 function readOnce(client: BytesClient<typeof Manager>, request: PictureRequest, options: CallOptions, limitBytes: number): Promise<Picture> {
   return new Promise<Picture>((resolve, reject) => {
-    const nodesRunning: NodeRunning[] = [];
-    const physicalNodes: PhysicalNodeConnected[] = [];
-    const jobsActive: JobWithHistory[] = [];
-    const jobsPending: JobWithHistory[] = [];
+    const parts = new PictureParts();
     let bytesRead = 0;
     let settled = false;
     let cancel = (): void => undefined;
-    const finish = (outcome: { picture: Picture } | { error: unknown }): void => {
+    const finish = (outcome: { picture: Picture } | { error: Error }): void => {
       if (settled) return;
       settled = true;
       // An event stream never ends by itself: once the picture is read, it is cancelled.
       cancel();
       if ("picture" in outcome) resolve(outcome.picture);
-      else reject(outcome.error instanceof Error ? outcome.error : new Error(String(outcome.error)));
+      else reject(outcome.error);
     };
     cancel = client.eventStream(request, options)({
       message: (bytes) => {
@@ -86,35 +118,15 @@ function readOnce(client: BytesClient<typeof Manager>, request: PictureRequest, 
           finish({ error: new UnusableAnswerError(`the Manager's picture is larger than ${String(limitBytes)} bytes`) });
           return;
         }
-        let message;
+        let message: EventStreamEvent;
         try {
           message = fromBinary(EventStreamEventSchema, bytes);
         } catch (error) {
           finish({ error: new UnusableAnswerError("an EventStreamEvent from the Manager does not parse", { cause: error }) });
           return;
         }
-        const { event } = message;
-        switch (event.case) {
-          case "nodeRunning":
-            nodesRunning.push(event.value);
-            break;
-          case "physicalNodeConnected":
-            physicalNodes.push(event.value);
-            break;
-          case "jobActive":
-            if (event.value.jobWithHistory !== undefined) jobsActive.push(event.value.jobWithHistory);
-            break;
-          case "jobPending":
-            if (event.value.jobWithHistory !== undefined) jobsPending.push(event.value.jobWithHistory);
-            break;
-          case "initialDataComplete":
-            finish({ picture: { nodesRunning, physicalNodes, jobsActive, jobsPending, health: event.value.health } });
-            break;
-          default:
-            // A live event before the picture is complete (a Manager that interleaves), or a
-            // member this gateway does not know: not part of the picture.
-            break;
-        }
+        const picture = parts.add(message);
+        if (picture !== undefined) finish({ picture });
       },
       end: () => {
         finish({ error: new UnusableAnswerError("the Manager's event stream ended before its picture was complete") });
@@ -123,6 +135,5 @@ function readOnce(client: BytesClient<typeof Manager>, request: PictureRequest, 
         finish({ error });
       },
     });
-    if (settled) cancel();
   });
 }

@@ -160,7 +160,7 @@ function cloudNode(running: NodeRunning): NodeJson {
     nodeId: metadata?.nodeId?.nodeId ?? "",
     state: "running",
     tags: { ...metadata?.tags },
-    instances: running.instances.map((instance) => messageToJson(RunningJobSchema, instance)) as unknown as NodeJson["instances"],
+    instances: running.instances.map((instance) => messageToJson(RunningJobSchema, instance)),
   };
   if (provider !== undefined) node.cloud = provider;
   if (metadata !== undefined) node.nodeMetadata = messageToJson(NodeMetadataSchema, metadata) as unknown as NonNullable<NodeJson["nodeMetadata"]>;
@@ -176,7 +176,7 @@ function physicalNode(connected: PhysicalNodeConnected): NodeJson {
     cloud: "physical",
     state: "connected",
     tags: { ...connected.node?.tags },
-    instances: connected.instances.map((instance) => messageToJson(RunningJobSchema, instance)) as unknown as NodeJson["instances"],
+    instances: connected.instances.map((instance) => messageToJson(RunningJobSchema, instance)),
   };
   if (connected.node !== undefined) node.physicalNode = messageToJson(PhysicalNodeSchema, connected.node) as unknown as NonNullable<NodeJson["physicalNode"]>;
   return node;

@@ -21,7 +21,7 @@ import { ProblemError, deadlineExceeded } from "../http/problem.js";
 import type { ProblemJson } from "../../schemas/common.js";
 import type { EncodedEvent } from "./decoder.js";
 import type { Frame, StreamFormat } from "./frames.js";
-import { formatError, formatEvent, frameBytes, heartbeat } from "./frames.js";
+import { formatError, formatEvent, frameBytes, heartbeat, streamPreamble } from "./frames.js";
 import type { BytesStreamHandlers, OpenBytesStream } from "norsk-manager-contract/grpc/client.js";
 
 export interface StreamSettings {
@@ -219,6 +219,11 @@ export class StreamBody extends Readable {
     if (observer !== undefined) {
       observer.opened();
       this.once("close", () => { observer.closed(); });
+    }
+    const preamble = streamPreamble(this.#options.format);
+    if (preamble !== "") {
+      this.#track(Buffer.byteLength(preamble));
+      this.push(preamble);
     }
     this.#heartbeat = setInterval(() => {
       // Only into an empty buffer: a client that is not reading needs no more bytes queued.

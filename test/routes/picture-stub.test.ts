@@ -4,6 +4,7 @@
 // completed: 504 at the deadline; ended early, too large, not parsing: 502).
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { create } from "@bufbuild/protobuf";
+import type { MessageInitShape } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { CurrentJobSchema, EventStreamEventSchema, Health, Job_JobState } from "norsk-manager-contract/gen/norsk/api/manager_pb.js";
 import type { EventStreamEvent, EventStreamRequest } from "norsk-manager-contract/gen/norsk/api/manager_pb.js";
@@ -11,7 +12,7 @@ import { Architecture } from "norsk-manager-contract/gen/norsk/api/common_pb.js"
 import { stubGateway, untilAborted } from "../helpers/stub-manager.js";
 import type { StubGateway } from "../helpers/stub-manager.js";
 
-const event = (value: EventStreamEvent["event"]): EventStreamEvent => create(EventStreamEventSchema, { event: value });
+const event = (value: MessageInitShape<typeof EventStreamEventSchema>["event"]): EventStreamEvent => create(EventStreamEventSchema, { event: value });
 const instance = (jobId: string, nodeId: string) => ({ jobKey: { jobId: { jobId }, role: "primary" }, nodeId: { nodeId } });
 
 /** A picture with a node of every kind the picture can describe, and the providers' health. */
@@ -129,7 +130,7 @@ describe("GET /v1/nodes from an exact picture", () => {
   });
 
   it("filters by cloud (any of), state (any of) and tag (all of)", async () => {
-    const ids = async (query: string) => ((await get(`/v1/nodes?${query}`)).json() as { nodes: { nodeId: string }[] }).nodes.map((node) => node.nodeId);
+    const ids = async (query: string) => (await get(`/v1/nodes?${query}`)).json<{ nodes: { nodeId: string }[] }>().nodes.map((node) => node.nodeId);
     expect(await ids("cloud=aws")).toEqual(["aws-1"]);
     expect(await ids("cloud=oci&cloud=physical")).toEqual(["oci-1", "rack-7"]);
     expect(await ids("state=connected")).toEqual(["rack-7"]);
@@ -153,7 +154,7 @@ describe("GET /v1/nodes from an exact picture", () => {
       const res = await get(`/v1/nodes?${query}`);
       expect(res.statusCode, query).toBe(400);
       expect(res.headers["content-type"]).toBe("application/problem+json; charset=utf-8");
-      const problem = res.json() as { errors: { parameter?: string }[] };
+      const problem = res.json<{ errors: { parameter?: string }[] }>();
       expect(problem.errors[0]?.parameter, query).toBe(query.split("=")[0]);
     }
     expect(gw.manager.calls).toEqual([]);

@@ -22,7 +22,7 @@ const send = (method: "GET" | "POST" | "PUT" | "DELETE", url: string, payload?: 
 async function nodeIds(query = ""): Promise<string[]> {
   const res = await send("GET", `/v1/nodes${query}`);
   expect(res.statusCode).toBe(200);
-  return (res.json() as { nodes: { nodeId: string }[] }).nodes.map((node) => node.nodeId);
+  return res.json<{ nodes: { nodeId: string }[] }>().nodes.map((node) => node.nodeId);
 }
 
 beforeEach(async () => {
@@ -61,7 +61,7 @@ describe("GET /v1/nodes against the reference Manager", () => {
 
     const one = await send("GET", "/v1/nodes/aws-1");
     expect(one.statusCode).toBe(200);
-    expect(one.json()).toEqual((res.json() as { nodes: unknown[] }).nodes[0]);
+    expect(one.json()).toEqual(res.json<{ nodes: unknown[] }>().nodes[0]);
   });
 
   it("sees a node as soon as its creation is acknowledged, and no longer once its termination is", async () => {
@@ -77,7 +77,7 @@ describe("GET /v1/nodes against the reference Manager", () => {
     const before = (await metrics.registry.getSingleMetricAsString("gateway_coalesced_reads_total")).match(/read="picture"} (\d+)/)?.[1] ?? "0";
     expect((await send("POST", "/v1/nodes/oci", { nodeId: "shared-1" })).statusCode).toBe(202);
     const answers = await Promise.all(Array.from({ length: 20 }, () => send("GET", "/v1/nodes")));
-    for (const answer of answers) expect((answer.json() as { nodes: { nodeId: string }[] }).nodes.map((node) => node.nodeId)).toEqual(["shared-1"]);
+    for (const answer of answers) expect(answer.json<{ nodes: { nodeId: string }[] }>().nodes.map((node) => node.nodeId)).toEqual(["shared-1"]);
     const after = (await metrics.registry.getSingleMetricAsString("gateway_coalesced_reads_total")).match(/read="picture"} (\d+)/)?.[1] ?? "0";
     expect(Number(after)).toBeGreaterThan(Number(before));
   });
@@ -97,7 +97,7 @@ describe("GET /v1/jobs/{jobId}/activity against the reference Manager", () => {
     expect((await send("POST", "/v1/jobs/encoder-1/instances", { role: "primary", nodeId: "node-1" })).statusCode).toBe(201);
     const res = await send("GET", "/v1/jobs/encoder-1/activity");
     expect(res.statusCode).toBe(200);
-    const body = res.json() as { activity: string; jobWithHistory: { job: { state: string }; historyEntry: Record<string, unknown>[] } };
+    const body = res.json<{ activity: string; jobWithHistory: { job: { state: string }; historyEntry: Record<string, unknown>[] } }>();
     expect(body).toMatchObject({ jobId: "encoder-1", activity: "active", jobWithHistory: { job: { jobId: "encoder-1", state: "active" } } });
     expect(body.jobWithHistory.historyEntry.map((entry) => Object.keys(entry)[0])).toEqual(["jobCreated", "jobRunning"]);
   });
