@@ -12,6 +12,11 @@ import { NodeMetadataJson, PhysicalNodeJson, RunningNodeMetadataJson } from "./n
 
 const closed = { additionalProperties: false } as const;
 
+/** One of `values`: a string enum (a union of literals would be an anyOf to the document). */
+function literalsOf<const T extends readonly string[]>(values: T, options: { description: string; examples: string[] }) {
+  return Type.Unsafe<T[number]>(Type.String({ enum: [...values], ...options }));
+}
+
 /**
  * A node's state as the picture tells it: the picture lists cloud nodes that are running
  * (NodeRunning) and physical nodes that are connected (PhysicalNodeConnected), nothing else.
@@ -24,38 +29,22 @@ export const NODE_CLOUDS = ["aws", "oci", "test", "physical"] as const;
 export type NodeCloud = (typeof NODE_CLOUDS)[number];
 
 const NodeStateJson = named(
-  Type.Union(
-    NODE_STATES.map((state) => Type.Literal(state)),
-    {
+  literalsOf(NODE_STATES, {
       description:
         "running: a cloud node the Manager has started (the picture's nodeRunning); connected: a physical node the Manager " +
         "knows (physicalNodeConnected). Nodes starting or stopping are not in the picture; /v1/events reports them.",
       examples: ["running"],
-    },
-  ),
+  }),
   "NodeState",
 );
 
 const NodeCloudJson = named(
-  Type.Union(
-    NODE_CLOUDS.map((cloud) => Type.Literal(cloud)),
-    {
+  literalsOf(NODE_CLOUDS, {
       description: "aws, oci or test: a cloud node's provider (its providerMetadata); physical: a physical node.",
       examples: ["aws"],
-    },
-  ),
+  }),
   "NodeCloud",
 );
-
-const NODE_EXAMPLE = {
-  nodeId: "aws-node-1",
-  cloud: "aws",
-  state: "running",
-  tags: { env: "prod" },
-  nodeMetadata: { nodeId: "aws-node-1", tags: { env: "prod" }, providerMetadata: { aws: { instanceType: "c5.2xlarge", region: "eu-west-1", architecture: "x86_64" } } },
-  runningNodeMetadata: { publicDnsName: "", privateDnsName: "", privateIpAddress: "10.0.0.10", publicIpAddress: "" },
-  instances: [],
-};
 
 export const NodeJson = named(
   Type.Object(
@@ -69,7 +58,9 @@ export const NodeJson = named(
       physicalNode: Type.Optional(doc(PhysicalNodeJson, "A physical node: the node (omitted when unset, and for a cloud node).")),
       instances: Type.Array(RunningJobJson, { description: "The job instances running on the node.", examples: [[]] }),
     },
-    { ...closed, description: "A node in the Manager's current picture, with its running metadata and instances.", examples: [NODE_EXAMPLE] },
+    // No example of the whole: a node's createdAt and addresses are the Manager's, so no example
+    // could be the answer to the example request.
+    { ...closed, description: "A node in the Manager's current picture, with its running metadata and instances." },
   ),
   "Node",
 );
@@ -77,8 +68,8 @@ export type NodeJson = Static<typeof NodeJson>;
 
 export const NodeListJson = named(
   Type.Object(
-    { nodes: Type.Array(NodeJson, { description: "The nodes: cloud nodes, then physical nodes, each in the Manager's order.", examples: [[NODE_EXAMPLE]] }) },
-    { ...closed, description: "The nodes of the Manager's current picture.", examples: [{ nodes: [NODE_EXAMPLE] }] },
+    { nodes: Type.Array(NodeJson, { description: "The nodes: cloud nodes, then physical nodes, each in the Manager's order." }) },
+    { ...closed, description: "The nodes of the Manager's current picture." },
   ),
   "NodeList",
 );
@@ -115,15 +106,12 @@ export const NodeByIdParams = Type.Object({ nodeId: IdOf("The node's id (a cloud
 export const JOB_ACTIVITIES = ["active", "pending", "none"] as const;
 
 const JobActivityStateJson = named(
-  Type.Union(
-    JOB_ACTIVITIES.map((activity) => Type.Literal(activity)),
-    {
+  literalsOf(JOB_ACTIVITIES, {
       description:
         "active: the picture's jobActive; pending: its jobPending (a job in state pre, read with a pending window reaching its " +
         "startDateTime); none: the job exists but the picture holds neither (a job in state post).",
       examples: ["active"],
-    },
-  ),
+  }),
   "JobActivityState",
 );
 

@@ -18,7 +18,7 @@ import type { SharedStreams } from "../operations/shared-calls/streams.js";
 import { EventDecoder } from "../sse/decoder.js";
 import type { EncodedEvent } from "../sse/decoder.js";
 import { eventFilterOf, eventSubject } from "../operations/event-filter.js";
-import { NDJSON, SSE, negotiateFormat } from "../sse/frames.js";
+import { NDJSON, SSE, negotiateFormat, streamPreamble } from "../sse/frames.js";
 import type { StreamFormat } from "../sse/frames.js";
 import { SlowClientError, StreamBody } from "../sse/stream-body.js";
 import type { StreamObserver, StreamSettings } from "../sse/stream-body.js";
@@ -178,6 +178,7 @@ function streamBody(routes: StreamRoutes, request: FastifyRequest, reply: Fastif
     format,
     open: source.call(callOptions),
     decode: source.decode,
+    preamble: streamPreamble(format),
     startTimeoutMs: Math.min(idleTimeoutMs, callOptions.timeoutMs),
     response: reply.raw,
     observer: routes.observe?.(request.routeOptions.url ?? "", format),

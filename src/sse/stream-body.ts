@@ -21,7 +21,7 @@ import { ProblemError, deadlineExceeded } from "../http/problem.js";
 import type { ProblemJson } from "../../schemas/common.js";
 import type { EncodedEvent } from "./decoder.js";
 import type { Frame, StreamFormat } from "./frames.js";
-import { formatError, formatEvent, frameBytes, heartbeat, streamPreamble } from "./frames.js";
+import { formatError, formatEvent, frameBytes, heartbeat } from "./frames.js";
 import type { BytesStreamHandlers, OpenBytesStream } from "norsk-manager-contract/grpc/client.js";
 
 export interface StreamSettings {
@@ -58,6 +58,8 @@ export interface StreamBodyOptions extends StreamSettings {
   readonly response: ServerResponse;
   /** Told about a failure that ended the stream, for the log. */
   readonly onFailure?: (error: unknown) => void;
+  /** Sent once the stream has started, before its first event (streamPreamble: SSE's retry: line). Default: nothing. */
+  readonly preamble?: string;
   /** Told what the stream does, for the metrics. Default: no one. */
   readonly observer?: StreamObserver;
 }
@@ -220,7 +222,7 @@ export class StreamBody extends Readable {
       observer.opened();
       this.once("close", () => { observer.closed(); });
     }
-    const preamble = streamPreamble(this.#options.format);
+    const { preamble = "" } = this.#options;
     if (preamble !== "") {
       this.#track(Buffer.byteLength(preamble));
       this.push(preamble);
