@@ -46,6 +46,15 @@ const NodeCloudJson = named(
   "NodeCloud",
 );
 
+const PHYSICAL_EXAMPLE = {
+  nodeId: "rack-7",
+  cloud: "physical",
+  state: "connected",
+  tags: {},
+  physicalNode: { id: "rack-7", tags: {}, ipAddress: "" },
+  instances: [],
+};
+
 export const NodeJson = named(
   Type.Object(
     {
@@ -58,9 +67,8 @@ export const NodeJson = named(
       physicalNode: Type.Optional(doc(PhysicalNodeJson, "A physical node: the node (omitted when unset, and for a cloud node).")),
       instances: Type.Array(RunningJobJson, { description: "The job instances running on the node.", examples: [[]] }),
     },
-    // No example of the whole: a node's createdAt and addresses are the Manager's, so no example
-    // could be the answer to the example request.
-    { ...closed, description: "A node in the Manager's current picture, with its running metadata and instances." },
+    // The example is a physical node's: a cloud node's createdAt and addresses are the Manager's.
+    { ...closed, description: "A node in the Manager's current picture, with its running metadata and instances.", examples: [PHYSICAL_EXAMPLE] },
   ),
   "Node",
 );
@@ -69,7 +77,7 @@ export type NodeJson = Static<typeof NodeJson>;
 export const NodeListJson = named(
   Type.Object(
     { nodes: Type.Array(NodeJson, { description: "The nodes: cloud nodes, then physical nodes, each in the Manager's order." }) },
-    { ...closed, description: "The nodes of the Manager's current picture." },
+    { ...closed, description: "The nodes of the Manager's current picture.", examples: [{ nodes: [] }] },
   ),
   "NodeList",
 );
@@ -100,7 +108,7 @@ export const NodeListQuery = Type.Object(
 );
 export type NodeListQueryJson = Static<typeof NodeListQuery>;
 
-export const NodeByIdParams = Type.Object({ nodeId: IdOf("The node's id (a cloud node's or a physical node's).", "aws-node-1") }, closed);
+export const NodeByIdParams = Type.Object({ nodeId: IdOf("The node's id (a cloud node's or a physical node's).", "rack-7") }, closed);
 
 /** What the picture says of a job: a member of it (active or pending), or neither. */
 export const JOB_ACTIVITIES = ["active", "pending", "none"] as const;
