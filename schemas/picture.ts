@@ -91,7 +91,7 @@ export const TAG_PARAMETER_MAX_LENGTH = 1024;
 export const NodeListQuery = Type.Object(
   {
     cloud: Type.Optional(
-      Type.Array(NodeCloudJson, { maxItems: NODE_FILTER_MAX_VALUES, description: "Only nodes of one of these clouds. Repeatable (any of them).", examples: [["aws"]] }),
+      Type.Array(NodeCloudJson, { maxItems: NODE_FILTER_MAX_VALUES, description: "Only nodes of one of these clouds. Repeatable (any of them).", examples: [["physical"]] }),
     ),
     tag: Type.Optional(
       Type.Array(Type.String({ minLength: 2, maxLength: TAG_PARAMETER_MAX_LENGTH, pattern: "^[^:]+:" }), {
@@ -101,7 +101,7 @@ export const NodeListQuery = Type.Object(
       }),
     ),
     state: Type.Optional(
-      Type.Array(NodeStateJson, { maxItems: NODE_FILTER_MAX_VALUES, description: "Only nodes in one of these states. Repeatable (any of them).", examples: [["running"]] }),
+      Type.Array(NodeStateJson, { maxItems: NODE_FILTER_MAX_VALUES, description: "Only nodes in one of these states. Repeatable (any of them).", examples: [["connected"]] }),
     ),
   },
   { additionalProperties: false, $id: "NodeListQuery", description: "Node filters, combined with AND." },

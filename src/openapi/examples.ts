@@ -117,6 +117,9 @@ export const STORY = [
   "startJob",
   "listJobInstances",
   "stopJob",
+  "updatePhysicalNode",
+  "nodeById",
+  "nodes",
   "completeJob",
   "deleteJob",
 ] as const;
