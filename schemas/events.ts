@@ -3,8 +3,8 @@
 // member as the mirror writes it. EVENT_DATA and STATUS_DATA list them, name by name; the
 // stream schemas are derived from those lists, so each event is described once.
 import { Type } from "@sinclair/typebox";
-import type { TObject, TSchema } from "@sinclair/typebox";
-import { Int32, ProblemJson, Timestamp, Uint64String, doc, named } from "./common.js";
+import type { Static, TObject, TSchema } from "@sinclair/typebox";
+import { IdOf, Int32, ProblemJson, Timestamp, Uint64String, doc, named } from "./common.js";
 import { EnumOf, Health } from "./enums.js";
 import { JobWithHistoryJson } from "./history.js";
 import { ActiveJobKeyJson, RunningJobJson } from "./job.js";
@@ -41,7 +41,7 @@ const OciHealth = regions(
   }),
   "OCI health by availability domain.",
 );
-const ProviderHealth = message(
+export const ProviderHealthJson = message(
   "ProviderHealth",
   { aws: Type.Optional(doc(AwsHealth, "AWS health.")), oci: Type.Optional(doc(OciHealth, "OCI health.")) },
   `A cloud provider's health. ${ONE_PROVIDER}`,
@@ -111,7 +111,7 @@ export const EVENT_DATA = {
   jobActive: aJob("JobActive", "A job that is active (current picture)."),
   initialDataComplete: message(
     "InitialDataComplete",
-    { health: Type.Array(ProviderHealth, { description: "Health of the cloud providers.", examples: [[]] }) },
+    { health: Type.Array(ProviderHealthJson, { description: "Health of the cloud providers.", examples: [[]] }) },
     "The current picture is complete; live events follow.",
     { health: [] },
   ),
@@ -131,7 +131,7 @@ export const EVENT_DATA = {
     "A physical node connected, or was registered or updated.",
     { instances: [] },
   ),
-  providerHealthChange: doc(ProviderHealth, "A cloud provider's health changed."),
+  providerHealthChange: doc(ProviderHealthJson, "A cloud provider's health changed."),
   jobInfo: doc(JobInfoMessage, "A message from a job's worker."),
 } satisfies Record<string, TObject>;
 
@@ -241,17 +241,33 @@ export function sseText(): TSchema {
   return SERVER_SENT_EVENTS;
 }
 
+/**
+ * How long an SSE client waits before it reconnects, in ms: the stream's first line, "retry:".
+ * Long enough that a crowd of clients cut off together (a gateway restarting) do not all come
+ * back at once before it listens, short enough that a client misses little.
+ */
+export const SSE_RETRY_MS = 2_000;
+
 /** The same for both streams: one component, a string whose content is text/event-stream. */
 const SERVER_SENT_EVENTS = named(
   Type.String({
     contentMediaType: "text/event-stream",
     description:
-      'Server-Sent Events: "id: <n>" (1, 2, 3, ... on this connection), "event: <name>" and "data: <JSON on one line>", ' +
-      'the event and data of the NDJSON line of the same event; a heartbeat is a ": heartbeat" comment.',
-    examples: ['id: 1\nevent: jobDeleted\ndata: {"jobId":"encoder-1"}\n\n'],
+      'Server-Sent Events: first "retry: <ms>" (how long a client waits before reconnecting), then each event as "id: <n>" ' +
+      '(1, 2, 3, ... on this connection: a reconnection starts again at 1, with a fresh picture, whatever its Last-Event-ID), ' +
+      '"event: <name>" and "data: <JSON on one line>", the event and data of the NDJSON line of the same event; a heartbeat ' +
+      'is a ": heartbeat" comment.',
+    examples: [`retry: ${String(SSE_RETRY_MS)}\n\nid: 1\nevent: jobDeleted\ndata: {"jobId":"encoder-1"}\n\n`],
   }),
   "ServerSentEvents",
 );
+
+/** The most values each narrowing parameter of GET /v1/events takes. */
+export const EVENT_FILTER_MAX_VALUES = 100;
+/** The longest tag= value, name:value, in characters. */
+export const EVENT_TAG_MAX_LENGTH = 1024;
+/** The longest type= value, a comma list of event names, in characters. */
+export const EVENT_TYPES_MAX_LENGTH = 1024;
 
 export const EventStreamQuery = Type.Object(
   {
@@ -264,8 +280,41 @@ export const EventStreamQuery = Type.Object(
         examples: [3600],
       }),
     ),
+    jobId: Type.Optional(
+      Type.Array(IdOf("A job id.", "encoder-1"), {
+        maxItems: EVENT_FILTER_MAX_VALUES,
+        description:
+          "Only events about one of these jobs (jobActive, jobPending, jobUpdated, jobDeleted, jobOutOfWindow, jobInfo), and " +
+          `initialDataComplete. Repeatable, at most ${String(EVENT_FILTER_MAX_VALUES)}.`,
+        examples: [["encoder-1"]],
+      }),
+    ),
+    tag: Type.Optional(
+      Type.Array(Type.String({ minLength: 2, maxLength: EVENT_TAG_MAX_LENGTH, pattern: "^[^:]+:" }), {
+        maxItems: EVENT_FILTER_MAX_VALUES,
+        description:
+          "Only events whose job or node has this tag: name:value (the name is everything before the first colon). Events that " +
+          "carry no tags (jobDeleted, jobInfo, nodeStopping, nodeStopped, providerHealthChange, initialDataComplete) pass: " +
+          `a client ignores an id it does not hold. Repeatable (all of them), at most ${String(EVENT_FILTER_MAX_VALUES)}.`,
+        examples: [["env:prod"]],
+      }),
+    ),
+    type: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: EVENT_TYPES_MAX_LENGTH }), {
+        maxItems: EVENT_FILTER_MAX_VALUES,
+        description:
+          "Only these events, by their names (the SSE event: names), comma-separated: " +
+          `${Object.keys(EVENT_DATA).join(", ")}. A name that is none of them is a 400 naming it. Repeatable.`,
+        examples: [["jobUpdated,jobDeleted"]],
+      }),
+    ),
   },
-  { additionalProperties: false, $id: "EventStreamQuery", description: "Options of the event stream." },
+  {
+    additionalProperties: false,
+    $id: "EventStreamQuery",
+    description: "Options of the event stream. jobId, tag and type narrow it, combined with AND, alike for the picture and the live events.",
+  },
 );
+export type EventStreamQueryJson = Static<typeof EventStreamQuery>;
 
 export const StatusChannelQuery = Type.Object({}, { additionalProperties: false, description: "The status channel takes no parameters." });

@@ -29,6 +29,8 @@ import { jobsRoutes } from "./routes/jobs.js";
 import { jobInstanceRoutes } from "./routes/job-instances.js";
 import { jobSearchRoutes } from "./routes/job-search.js";
 import { nodeRoutes } from "./routes/nodes.js";
+import { pictureRoutes } from "./routes/picture.js";
+import type { Picture } from "./operations/picture.js";
 import { eventRoutes } from "./routes/events.js";
 import cors from "@fastify/cors";
 import { corsEnabled, corsPluginOptions } from "./server/cors.js";
@@ -125,6 +127,8 @@ export interface AppOptions extends Partial<AppSettings> {
    * command shares it with its start-up check. Default: the app's own.
    */
   readonly managerState?: ManagerState;
+  /** The most bytes a picture read from the Manager may have (src/operations/picture.ts). Default: PICTURE_LIMIT_BYTES. */
+  readonly pictureLimitBytes?: number;
   /** Whether the app itself serves GET /metrics (false when a listener of its own does). Default: true. */
   readonly metricsRoute?: boolean;
 }
@@ -316,6 +320,8 @@ async function addRoutes(app: GatewayApp, options: AppOptions, settings: AppSett
   await app.register(jobsRoutes, { ...jobOptions, patchAttempts: options.patchAttempts, maxWaitingWrites: options.maxWaitingWrites });
   await app.register(jobInstanceRoutes, jobOptions);
   await app.register(nodeRoutes, jobOptions);
+  const pictures = coalesceReads ? new SharedCalls<Picture>({ onShared: (reads) => metrics?.coalescedReads.inc({ read: "picture" }, reads) }) : undefined;
+  await app.register(pictureRoutes, { ...jobOptions, streams: options.connection.encodedStreams, pictures, pictureLimitBytes: options.pictureLimitBytes });
   const observe = metrics === undefined ? undefined : (route: string, format: string) => metrics.streamObserver(route, format);
   const sharing = coalesceReads ? new SharedStreams({ onShared: (clients) => metrics?.coalescedReads.inc({ read: "events" }, clients) }) : undefined;
   await app.register(eventRoutes, { client: options.connection.encodedStreams, ...deadlines, heartbeatMs: settings.sseHeartbeatMs, bufferLimitBytes: settings.sseBufferBytes, observe, sharing });

@@ -125,6 +125,9 @@ export const STORY = [
   "startJob",
   "listJobInstances",
   "stopJob",
+  "updatePhysicalNode",
+  "nodeById",
+  "nodes",
   "completeJob",
   "deleteJob",
 ] as const;

@@ -17,7 +17,9 @@ import { errorResponses } from "../http/responses.js";
 import { sharedCallKey } from "../operations/shared-calls/key.js";
 import type { SharedStreams } from "../operations/shared-calls/streams.js";
 import { EventDecoder } from "../sse/decoder.js";
-import { NDJSON, SSE, negotiateFormat } from "../sse/frames.js";
+import type { EncodedEvent } from "../sse/decoder.js";
+import { eventFilterOf, eventSubject } from "../operations/event-filter.js";
+import { NDJSON, SSE, negotiateFormat, streamPreamble } from "../sse/frames.js";
 import type { StreamFormat } from "../sse/frames.js";
 import { SlowClientError, StreamBody } from "../sse/stream-body.js";
 import type { StreamObserver, StreamSettings } from "../sse/stream-body.js";
@@ -53,7 +55,10 @@ const EVENT_STREAM_SCHEMA = {
   summary: "Follow the Manager's events (Server-Sent Events)",
   description:
     "EventStream. First the current picture (nodeRunning, physicalNodeConnected, jobActive, and jobPending within " +
-    `pendingWindowS), then initialDataComplete, then live events as they happen. ${STREAMING}`,
+    "pendingWindowS), then initialDataComplete, then live events as they happen; jobId, tag and type narrow both alike. " +
+    "The Manager cannot resume a stream: a reconnection (with Last-Event-ID or not) gets a fresh picture, ids from 1 again, " +
+    "which replaces what the client held (the picture is the whole current state), and live events after its " +
+    `initialDataComplete. ${STREAMING}`,
   querystring: EventStreamQuery,
   response: { 200: streamResponse(EventLine), ...errorResponses("INVALID_ARGUMENT", "UNAVAILABLE", "DEADLINE_EXCEEDED") },
 };
@@ -80,13 +85,14 @@ interface StreamRoutes {
   readonly observe: ((route: string, format: StreamFormat) => StreamObserver) | undefined;
 }
 
-/** Shared by every client of a route: each message is decoded once for all of them. */
-type Decoder = EventDecoder<typeof EventStreamEventSchema> | EventDecoder<typeof NorskStatusEventSchema>;
-
-/** Where a route's streams come from: the call of one client's stream, and the route's decoder. */
+/**
+ * Where a route's streams come from: the call of one client's stream, and what the client is
+ * sent of each message: the route's decoder (shared by every client of a route, each message
+ * decoded once for all of them), narrowed by the client's filter; undefined: nothing.
+ */
 interface StreamSource {
   readonly call: (options: CallOptions) => OpenBytesStream;
-  readonly decoder: Decoder;
+  readonly decode: (bytes: Buffer) => EncodedEvent | undefined;
 }
 
 export const eventRoutes: FastifyPluginCallbackTypebox<EventRoutesOptions> = (app, options, done) => {
@@ -97,7 +103,7 @@ export const eventRoutes: FastifyPluginCallbackTypebox<EventRoutesOptions> = (ap
     open: new Map(),
     observe: options.observe,
   };
-  const events = new EventDecoder(EventStreamEventSchema);
+  const events = new EventDecoder(EventStreamEventSchema, {}, eventSubject);
   const statuses = new EventDecoder(NorskStatusEventSchema);
 
   app.addHook("preClose", function endOpenStreams(hookDone) {
@@ -109,11 +115,18 @@ export const eventRoutes: FastifyPluginCallbackTypebox<EventRoutesOptions> = (ap
 
   app.get("/v1/events", { schema: EVENT_STREAM_SCHEMA }, function eventStream(request, reply) {
     const eventRequest = { pendingWindowS: request.query.pendingWindowS ?? 0 };
+    // Per client, after the shared decoding: clients with different filters still share the
+    // Manager's stream, which the filter does not change.
+    const filter = eventFilterOf(request.query);
+    const decode = (bytes: Buffer): EncodedEvent | undefined => {
+      const event = events.decode(bytes);
+      return event !== undefined && filter.passes(event.event, event.subject) ? event : undefined;
+    };
     const call = (callOptions: CallOptions): OpenBytesStream =>
       sharing === undefined
         ? client.eventStream(eventRequest, callOptions)
         : sharing.open(sharedCallKey(Manager.method.eventStream, eventRequest, callOptions.metadata), callOptions, (own) => client.eventStream(eventRequest, own));
-    return serveStream(routes, request, reply, { call, decoder: events });
+    return serveStream(routes, request, reply, { call, decode });
   });
 
   app.get("/v1/status", { schema: STATUS_CHANNEL_SCHEMA }, function createStatusChannel(request, reply) {
@@ -121,7 +134,7 @@ export const eventRoutes: FastifyPluginCallbackTypebox<EventRoutesOptions> = (ap
       sharing === undefined
         ? client.createStatusChannel({}, callOptions)
         : sharing.open(sharedCallKey(Manager.method.createStatusChannel, {}, callOptions.metadata), callOptions, (own) => client.createStatusChannel({}, own));
-    return serveStream(routes, request, reply, { call, decoder: statuses });
+    return serveStream(routes, request, reply, { call, decode: (bytes) => statuses.decode(bytes) });
   });
 
   done();
@@ -165,7 +178,8 @@ function streamBody(routes: StreamRoutes, request: FastifyRequest, reply: Fastif
     ...routes.settings,
     format,
     open: source.call(callOptions),
-    decode: (bytes) => source.decoder.decode(bytes),
+    decode: source.decode,
+    preamble: streamPreamble(format),
     startTimeoutMs: Math.min(idleTimeoutMs, callOptions.timeoutMs),
     response: reply.raw,
     observer: routes.observe?.(request.routeOptions.url ?? "", format),

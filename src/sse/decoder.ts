@@ -25,7 +25,22 @@ export const SHARED_DATA_MIN_BYTES = 16 * 1024;
 export interface EncodedEvent {
   readonly event: string;
   readonly data: string | Buffer;
+  /** What the event is about, when the decoder was given a subjectOf: for narrowing a stream per client. */
+  readonly subject?: EventSubject | undefined;
 }
+
+/**
+ * What an event is about, as far as a client may narrow a stream by it: the job it concerns,
+ * and the tags of the job or node it carries (undefined: it carries none, as an event naming
+ * only an id does).
+ */
+export interface EventSubject {
+  readonly jobId?: string | undefined;
+  readonly tags?: Readonly<Record<string, string>> | undefined;
+}
+
+/** The subject of a stream message's member `event` (its JSON name) whose value is `value`. */
+export type SubjectOf = (event: string, value: unknown) => EventSubject | undefined;
 
 /** The length of an event's data in bytes (as text, its UTF-8 length). */
 export function dataBytes(event: EncodedEvent): number {
@@ -51,7 +66,11 @@ export class EventDecoder<Desc extends DescMessage> {
   readonly #maxBytes: number;
   #bytes = 0;
 
-  constructor(schema: Desc, limits: DecoderLimits = {}) {
+  readonly #subjectOf: SubjectOf | undefined;
+
+  /** `subjectOf`, when given, gives each event its subject, found once per message as its JSON is. */
+  constructor(schema: Desc, limits: DecoderLimits = {}, subjectOf?: SubjectOf) {
+    this.#subjectOf = subjectOf;
     const [oneof, ...others] = schema.oneofs;
     if (oneof === undefined || others.length > 0 || schema.fields.length !== oneof.fields.length) {
       throw new Error(`${schema.typeName} is not a single oneof`);
@@ -115,7 +134,9 @@ export class EventDecoder<Desc extends DescMessage> {
     const json = JSON.stringify(messageToJson(member.type, value as MessageShape<DescMessage>));
     // A string's length is at most its UTF-8 length: a shorter one may still be long in bytes,
     // which only costs a copy per client.
-    return { event: member.name, data: json.length < SHARED_DATA_MIN_BYTES ? json : Buffer.from(json) };
+    const data = json.length < SHARED_DATA_MIN_BYTES ? json : Buffer.from(json);
+    const subject = this.#subjectOf?.(member.name, value);
+    return subject === undefined ? { event: member.name, data } : { event: member.name, data, subject };
   }
 
   #remember(key: string, event: EncodedEvent): void {

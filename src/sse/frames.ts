@@ -2,6 +2,7 @@
 // which of the two a client asked for.
 import type { EncodedEvent } from "./decoder.js";
 import { NDJSON, SSE, preference } from "../http/media-type.js";
+import { SSE_RETRY_MS } from "../../schemas/events.js";
 
 export { NDJSON, SSE };
 
@@ -30,6 +31,14 @@ export function frameBytes(frame: Frame): number {
 export function formatError(format: StreamFormat, problem: object): string {
   const data = JSON.stringify(problem);
   return format === "ndjson" ? `{"event":"error","data":${data}}\n` : `event: error\ndata: ${data}\n\n`;
+}
+
+/**
+ * What a stream starts with, before any event: for SSE the reconnection delay (SSE_RETRY_MS);
+ * NDJSON has no such field, so nothing.
+ */
+export function streamPreamble(format: StreamFormat): string {
+  return format === "sse" ? `retry: ${String(SSE_RETRY_MS)}\n\n` : "";
 }
 
 /**

@@ -58,6 +58,8 @@ export interface StreamBodyOptions extends StreamSettings {
   readonly response: ServerResponse;
   /** Told about a failure that ended the stream, for the log. */
   readonly onFailure?: (error: unknown) => void;
+  /** Sent once the stream has started, before its first event (streamPreamble: SSE's retry: line). Default: nothing. */
+  readonly preamble?: string;
   /** Told what the stream does, for the metrics. Default: no one. */
   readonly observer?: StreamObserver;
 }
@@ -219,6 +221,11 @@ export class StreamBody extends Readable {
     if (observer !== undefined) {
       observer.opened();
       this.once("close", () => { observer.closed(); });
+    }
+    const { preamble = "" } = this.#options;
+    if (preamble !== "") {
+      this.#track(Buffer.byteLength(preamble));
+      this.push(preamble);
     }
     this.#heartbeat = setInterval(() => {
       // Only into an empty buffer: a client that is not reading needs no more bytes queued.

@@ -73,7 +73,7 @@ export class GatewayMetrics {
   });
   readonly coalescedReads = new Counter({
     name: "gateway_coalesced_reads_total",
-    help: "Reads answered by a Manager call made for an identical read (--coalesce-reads), by kind (job, search, events: event-stream clients served by a stream opened with theirs)",
+    help: "Reads answered by a Manager call made for an identical read (--coalesce-reads), by kind (job, search, picture, events: event-stream clients served by a stream opened with theirs)",
     labelNames: ["read"] as const,
     registers: [this.registry],
   });

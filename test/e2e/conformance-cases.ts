@@ -113,8 +113,21 @@ export const CASES: readonly Case[] = [
   { op: "updatePhysicalNode", status: 400, why: "another id in the body", request: send("put", "/v1/physical-nodes/rack-c", '{"id":"other"}') },
   { op: "updatePhysicalNode", status: 415, why: "a text body", request: send("put", "/v1/physical-nodes/rack-c", "{}", TEXT) },
 
+  { op: "nodes", status: 200, why: "the picture's OCI nodes", request: get("/v1/nodes?cloud=oci&state=running") },
+  { op: "nodes", status: 400, why: "a cloud that is none", request: get("/v1/nodes?cloud=gcp") },
+  { op: "nodeById", status: 200, why: "a node of the picture", request: get("/v1/nodes/oci-c") },
+  { op: "nodeById", status: 400, why: "an id too long", request: get(`/v1/nodes/${"n".repeat(300)}`) },
+  { op: "nodeById", status: 404, why: "no such node", request: get("/v1/nodes/ghost") },
+  { op: "cloudHealth", status: 200, why: "the providers' health", request: get("/v1/health") },
+  { op: "cloudHealth", status: 400, why: "a malformed Grpc-Timeout", request: get("/v1/health", BAD_DEADLINE) },
+  { op: "jobActivity", status: 200, why: "a job's activity", request: get("/v1/jobs/c-1/activity") },
+  { op: "jobActivity", status: 400, why: "a malformed Grpc-Timeout", request: get("/v1/jobs/c-1/activity", BAD_DEADLINE) },
+  { op: "jobActivity", status: 404, why: "no such job", request: get("/v1/jobs/ghost/activity") },
+
   { op: "eventStream", status: 200, why: "the picture, then the end of a 300 ms Grpc-Timeout", request: get("/v1/events?pendingWindowS=60", SSE) },
   { op: "eventStream", status: 400, why: "a negative pendingWindowS", request: get("/v1/events?pendingWindowS=-1", SSE) },
+  { op: "eventStream", status: 200, why: "narrowed to one job's updates", request: get("/v1/events?jobId=c-1&type=jobUpdated,initialDataComplete", SSE) },
+  { op: "eventStream", status: 400, why: "an unknown event type", request: get("/v1/events?type=jobExploded", SSE) },
   { op: "createStatusChannel", status: 200, why: "hello, then the end of a 300 ms Grpc-Timeout", request: get("/v1/status", SSE) },
   { op: "createStatusChannel", status: 400, why: "a malformed Grpc-Timeout", request: get("/v1/status", { accept: "text/event-stream", ...BAD_DEADLINE }) },
 ];

@@ -88,6 +88,10 @@ const VALID: Readonly<Record<string, ConformanceRequest>> = {
   terminateNode: { method: "delete", path: "/v1/nodes/a" },
   updatePhysicalNode: { method: "put", path: "/v1/physical-nodes/r", headers: JSON_TYPE, body: '{"daemonVersion":"1"}' },
   eventStream: { method: "get", path: "/v1/events", headers: { accept: "text/event-stream" } },
+  nodes: { method: "get", path: "/v1/nodes" },
+  nodeById: { method: "get", path: "/v1/nodes/a" },
+  cloudHealth: { method: "get", path: "/v1/health" },
+  jobActivity: { method: "get", path: "/v1/jobs/x/activity" },
   createStatusChannel: { method: "get", path: "/v1/status", headers: { accept: "text/event-stream" } },
 };
 

@@ -8,6 +8,7 @@ import { eventually, startListeningGateway } from "../helpers/listening-gateway.
 import type { ListeningGateway } from "../helpers/listening-gateway.js";
 import { openStream } from "../helpers/wire-stream.js";
 import type { WireStream } from "../helpers/wire-stream.js";
+import { SSE_RETRY_MS } from "../../schemas/events.js";
 
 let gw: ListeningGateway | undefined;
 afterEach(async () => {
@@ -19,7 +20,7 @@ const post = (g: ListeningGateway, body: object) =>
   fetch(`${g.url}/v1/jobs`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
 
 describe("what the events guide says of the streams", () => {
-  const picture = 'id: 1\nevent: physicalNodeConnected\ndata: {"node":{"id":"rack-1","tags":{},"ipAddress":""},"instances":[]}\n\n' +
+  const picture = `retry: ${String(SSE_RETRY_MS)}\n\n` + 'id: 1\nevent: physicalNodeConnected\ndata: {"node":{"id":"rack-1","tags":{},"ipAddress":""},"instances":[]}\n\n' +
     'id: 2\nevent: initialDataComplete\ndata: {"health":[]}\n\n';
 
   it("ignores Last-Event-ID: a reconnecting client gets the fresh picture, numbered from 1 like any other", async () => {

@@ -3,6 +3,7 @@
 // test/sse/stream-body.test.ts, where no socket buffers blur it), and the answers before a
 // stream starts (ordinary problem+json). What else docs/guide/events.md says of them: events-readme.test.ts.
 import { afterEach, describe, expect, it } from "vitest";
+import { SSE_RETRY_MS } from "../../schemas/events.js";
 import { eventually, startListeningGateway } from "../helpers/listening-gateway.js";
 import type { ListeningGateway } from "../helpers/listening-gateway.js";
 import { emptyPicture, stubGateway, untilAborted } from "../helpers/stub-manager.js";
@@ -37,7 +38,7 @@ describe("the stream on the wire", () => {
     expect(stream.response.headers["cache-control"]).toBe("no-cache");
     expect(stream.response.headers["x-request-id"]).toEqual(expect.any(String));
     await eventually(() => stream.state.text.split(": heartbeat\n\n").length > 3, "three heartbeats", 2_000);
-    expect(stream.state.text).toMatch(/^id: 1\nevent: initialDataComplete\ndata: \{"health":\[\]\}\n\n(: heartbeat\n\n)+$/);
+    expect(stream.state.text).toMatch(/^retry: \d+\n\nid: 1\nevent: initialDataComplete\ndata: \{"health":\[\]\}\n\n(: heartbeat\n\n)+$/);
     stream.close();
   });
 
@@ -84,7 +85,7 @@ describe("the stream on the wire", () => {
     });
     // How far behind it was let fall: the picture, the events its socket took before it
     // stopped reading and the one in flight, each whole, then the error.
-    const frames = stream.state.text.trimEnd().split("\n\n");
+    const frames = stream.state.text.trimEnd().split("\n\n").slice(1);
     expect(frames[0]).toBe('id: 1\nevent: initialDataComplete\ndata: {"health":[]}');
     const events = frames.slice(1, -1);
     expect(events.length).toBeGreaterThanOrEqual(1);
@@ -229,7 +230,7 @@ describe("before the stream starts: ordinary problem+json", () => {
     try {
       const res = await fake.app.inject({ method: "GET", url: "/v1/events" });
       expect(res.statusCode).toBe(200);
-      expect(res.body).toBe('id: 1\nevent: initialDataComplete\ndata: {"health":[]}\n\nid: 2\nevent: jobDeleted\ndata: {"jobId":"gone"}\n\n');
+      expect(res.body).toBe(`retry: ${String(SSE_RETRY_MS)}\n\n` + 'id: 1\nevent: initialDataComplete\ndata: {"health":[]}\n\nid: 2\nevent: jobDeleted\ndata: {"jobId":"gone"}\n\n');
     } finally {
       await fake.close();
     }
@@ -268,7 +269,7 @@ describe("before the stream starts: ordinary problem+json", () => {
     try {
       const res = await fake.app.inject({ method: "GET", url: "/v1/events", headers: { "grpc-timeout": "300m" } });
       expect(res.statusCode).toBe(200);
-      expect(res.body).toMatch(/^id: 1\nevent: initialDataComplete\n.*\n\nevent: error\ndata: \{.*"status":504.*\}\n\n$/s);
+      expect(res.body).toMatch(/^retry: \d+\n\nid: 1\nevent: initialDataComplete\n.*\n\nevent: error\ndata: \{.*"status":504.*\}\n\n$/s);
       const call = fake.manager.calls[0];
       expect((call?.deadline ?? Infinity) - (call?.at ?? 0)).toBeLessThanOrEqual(300);
     } finally {

@@ -6,6 +6,7 @@
 import { STATUS_CODES } from "node:http";
 import { request as httpRequest } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SSE_RETRY_MS } from "../../schemas/events.js";
 import type { FastifyInstance, LightMyRequestResponse } from "fastify";
 import { gatewayTo } from "../helpers/gateway.js";
 import type { GatewayUnderTest } from "../helpers/gateway.js";
@@ -127,7 +128,7 @@ describe("an event stream whose connection the Manager closes", () => {
     proxy.drop("EventStream", 1);
     const { result, calls } = await counting("EventStream", () => readEvents((text) => text.includes("event: initialDataComplete")));
     expect(result.status).toBe(200);
-    expect(result.text).toBe('id: 1\nevent: initialDataComplete\ndata: {"health":[]}\n\n');
+    expect(result.text).toBe(`retry: ${String(SSE_RETRY_MS)}\n\nid: 1\nevent: initialDataComplete\ndata: {"health":[]}\n\n`);
     expect(calls).toBe(2);
   });
 
@@ -136,7 +137,7 @@ describe("an event stream whose connection the Manager closes", () => {
     const { result, calls } = await counting("EventStream", () => readEvents((text) => text.includes("event: error")));
     expect(result.status).toBe(200);
     const frames = result.text.split("\n\n").filter((frame) => frame !== "");
-    expect(frames[0]).toBe('id: 1\nevent: initialDataComplete\ndata: {"health":[]}');
+    expect(frames.slice(0, 2)).toEqual([`retry: ${String(SSE_RETRY_MS)}`, 'id: 1\nevent: initialDataComplete\ndata: {"health":[]}']);
     const error = frames.find((frame) => frame.startsWith("event: error"));
     const data = JSON.parse(String(error?.split("\ndata: ")[1])) as Record<string, unknown>;
     expect(data).toEqual({
