@@ -31,6 +31,7 @@ import { nodeRoutes } from "./routes/nodes.js";
 import { eventRoutes } from "./routes/events.js";
 import cors from "@fastify/cors";
 import { corsEnabled, corsPluginOptions } from "./server/cors.js";
+import { registerCompression } from "./server/compression.js";
 import { crossSiteGuard, defaultAllowedHosts } from "./server/cross-site.js";
 import { applyHttp1Limits, applyHttp2Limits, headerListTooLarge, limitConnections, secureServerOptions, serverOptions } from "./server/limits.js";
 import type { ServerLimits } from "./server/limits.js";
@@ -160,6 +161,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // After the cross-site guard, which refuses a preflight from an origin not allowed.
   const corsOptions = { origins: settings.corsOrigins, credentials: settings.corsCredentials };
   if (corsEnabled(corsOptions)) await app.register(cors, corsPluginOptions(corsOptions));
+  // Before the routes: it hooks each route as it is added (src/server/compression.ts).
+  await registerCompression(app);
   await addRoutes(app, options, settings);
   return app;
 }
