@@ -15,6 +15,9 @@ import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { ManagerConnection } from "norsk-manager-contract/grpc/manager-connection.js";
 import { PROBLEM_CONTENT_TYPE, invalidArgument, problem, toProblem } from "./http/problem.js";
 import { requestIdOf } from "./http/request-id.js";
+import { methodNotAllowed, refuseUnacceptable, routeMethods } from "./http/negotiation.js";
+import type { RouteMethods } from "./http/negotiation.js";
+import { retryAfterOn503 } from "./http/retry-after.js";
 import { bodilessAnswers } from "./http/bodiless.js";
 import { clientErrorHandler, connectHandler, expectationHandler, frameworkErrorHandler } from "./http/unrouted.js";
 import { parseJsonBody } from "./json/body.js";
@@ -133,6 +136,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const settings = appSettingsOf(options);
   const app = createServer(options, settings);
   limitConnections(app.server, settings.maxConnections, app.log);
+  // Before any route is added: they read each route as it is (src/http/negotiation.ts).
+  const methods = routeMethods(app);
+  refuseUnacceptable(app);
 
   app.setValidatorCompiler(validatorCompiler);
 
@@ -147,12 +153,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     maxEventLoopDelayMs: settings.shedEventLoopDelayMs,
     maxHeapUsedBytes: settings.shedHeapUsedBytes,
     maxRssBytes: settings.shedRssBytes,
-    retryAfterS: settings.shedRetryAfterS,
     sampleIntervalMs: options.sheddingSampleIntervalMs ?? SAMPLE_INTERVAL_MS,
     onShed: (reason: ShedReason) => metrics?.requestsShed.inc({ reason }),
   };
   await registerLoadShedding(app, shedding, EXEMPT);
-  addGuardsAndErrorHandlers(app, settings);
+  addGuardsAndErrorHandlers(app, settings, methods);
   // Before the routes: it hooks each route as it is added.
   if (settings.rateLimit !== undefined) {
     const rate = { ...parseRate(settings.rateLimit), key: settings.rateLimitKey, onLimited: () => metrics?.requestsRateLimited.inc() };
@@ -196,7 +201,9 @@ function createServer(options: AppOptions, limits: ServerLimits): GatewayApp {
       disableRequestLogging: (request) => request.log.level !== "debug" && request.log.level !== "trace",
     }),
     genReqId: (request) => requestIdOf(request.headers["x-request-id"]),
-    return503OnClosing: true,
+    // fastify's own 503 while closing is bare JSON without Retry-After: refuseWhileClosing
+    // answers it as a problem instead.
+    return503OnClosing: false,
     serializerOpts: serializerOptions,
     // Long ids reach the route's schema (maxLength), which answers 400 naming the parameter,
     // instead of the router's bare 414.
@@ -267,7 +274,7 @@ function addObservingHooks(app: GatewayApp, options: AppOptions, settings: AppSe
 }
 
 /** The Host and cross-site checks, bodiless answers without content, and every error answered as a problem. */
-function addGuardsAndErrorHandlers(app: GatewayApp, settings: AppSettings): void {
+function addGuardsAndErrorHandlers(app: GatewayApp, settings: AppSettings, methods: RouteMethods): void {
   // Before anything is read or written (src/server/cross-site.ts).
   const crossSite = {
     allowedHosts: settings.allowedHosts ?? defaultAllowedHosts(settings.host),
@@ -277,6 +284,9 @@ function addGuardsAndErrorHandlers(app: GatewayApp, settings: AppSettings): void
   app.addHook("onRequest", crossSiteGuard(crossSite));
   // 204 and 304 answers carry no content, nor headers that describe any (src/http/bodiless.ts).
   app.addHook("onSend", bodilessAnswers);
+  // Every 503, whatever made it, says when to try again (src/http/retry-after.ts).
+  app.addHook("onSend", retryAfterOn503(settings.shedRetryAfterS));
+  refuseWhileClosing(app);
 
   app.setErrorHandler((error, request, reply) => {
     const answer = toProblem(error, request);
@@ -284,7 +294,9 @@ function addGuardsAndErrorHandlers(app: GatewayApp, settings: AppSettings): void
     return reply.code(answer.status).type(PROBLEM_CONTENT_TYPE).send(answer);
   });
 
-  app.setNotFoundHandler(() => {
+  app.setNotFoundHandler((request, reply) => {
+    const allowed = methods.allowedAt(request.url);
+    if (allowed.length > 0) throw methodNotAllowed(request, reply, allowed);
     // The path is not quoted back: the problem's instance already names it.
     throw problem("ROUTE_NOT_FOUND", "no route matches the method and path");
   });
@@ -314,6 +326,21 @@ async function addRoutes(app: GatewayApp, options: AppOptions, settings: AppSett
     watchChannels(metrics, { unary: options.connection.channel, streams: options.connection.streamChannel });
     if (options.metricsRoute ?? true) addMetricsRoute(app, metrics);
   }
+}
+
+/**
+ * While the app closes, a request that still arrives (on a connection kept alive) is a 503
+ * problem: the requests in flight finish, and another replica can take this one.
+ */
+function refuseWhileClosing(app: GatewayApp): void {
+  let closing = false;
+  app.addHook("preClose", (done) => {
+    closing = true;
+    done();
+  });
+  app.addHook("onRequest", (_request, _reply, done) => {
+    done(closing ? problem("SHUTTING_DOWN", "the gateway is shutting down") : undefined);
+  });
 }
 
 function isLoggerInstance(value: unknown): value is FastifyBaseLogger {

@@ -33,8 +33,12 @@ function getRaw(url: string, headers: Record<string, string>): Promise<Raw> {
   return new Promise((resolve, reject) => {
     httpRequest(url, { headers }, (response) => {
       const chunks: Buffer[] = [];
-      response.on("data", (chunk: Buffer) => chunks.push(chunk));
-      response.once("end", () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks) }));
+      response.on("data", (chunk: Buffer) => {
+        chunks.push(chunk);
+      });
+      response.once("end", () => {
+        resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks) });
+      });
       response.once("error", reject);
     })
       .once("error", reject)
@@ -166,7 +170,9 @@ describe("a compressed NDJSON search", () => {
             if (seen.length === 1) release();
           }
         });
-        gunzip.once("end", () => resolve(seen));
+        gunzip.once("end", () => {
+          resolve(seen);
+        });
         gunzip.once("error", reject);
       })
         .once("error", reject)
