@@ -14,9 +14,10 @@ import { EXAMPLES } from "./examples.js";
 import type { OperationExamples } from "./examples.js";
 import { SCHEMA_REF_PREFIX, restoreAnnotatedRefs } from "./components.js";
 import { OTHER_FAILURE_SAMPLE, describedResponse, problemSample } from "./errors.js";
+import { STATUS_MEANING } from "../http/responses.js";
 import type { ProblemSample } from "./errors.js";
 import { operationsOf } from "./document.js";
-import type { Media, OpenApiDocument, Operation } from "./document.js";
+import type { Media, OpenApiDocument, Operation, Response } from "./document.js";
 import { shareAlike } from "./shared.js";
 
 export const PROBLEM_MEDIA = "application/problem+json";
@@ -33,6 +34,7 @@ export function finishDocument(generated: OpenApiDocument): OpenApiDocument {
     const shared = [{ $ref: "#/components/parameters/XRequestId" }];
     if (path.startsWith("/v1/")) shared.push({ $ref: "#/components/parameters/GrpcTimeout" });
     operation.parameters = [...(operation.parameters ?? []), ...shared];
+    addHttpSemantics(operation);
     for (const [status, response] of Object.entries(operation.responses ?? {})) {
       if (response.description !== undefined) response.description = describedResponse(Number(status), response.description);
       response.headers = { ...response.headers, "X-Request-Id": { $ref: "#/components/headers/XRequestId" } };
@@ -42,9 +44,57 @@ export function finishDocument(generated: OpenApiDocument): OpenApiDocument {
   const used = new Set(operationsOf(doc).flatMap(({ operation }) => operation.tags ?? []));
   if (doc.tags !== undefined) doc.tags = doc.tags.filter((tag) => used.has(tag.name));
   shareAlike(doc, PROBLEM_MEDIA);
+  addMethodNotAllowed(doc);
   dropUnusedSchemas(doc);
   dropConstantExamples(doc.components?.schemas);
   return doc;
+}
+
+/**
+ * What every operation may answer whatever its route declares (src/http/negotiation.ts,
+ * src/http/retry-after.ts): a 406 where a success response has content, which Accept must
+ * admit; Retry-After on a 503. (A 405 is no operation's answer: it is the document's
+ * components.responses.MethodNotAllowed, for a method the path's operations do not list.)
+ */
+function addHttpSemantics(operation: Operation): void {
+  const responses = operation.responses ?? {};
+  const hasContent = Object.entries(responses).some(([status, response]) => status.startsWith("2") && Object.keys(response.content ?? {}).length > 0);
+  if (hasContent && responses[NOT_ACCEPTABLE] === undefined) responses[NOT_ACCEPTABLE] = problemResponseOf(NOT_ACCEPTABLE);
+  const unavailable = responses[UNAVAILABLE];
+  if (unavailable !== undefined) unavailable.headers = { ...unavailable.headers, "Retry-After": RETRY_AFTER_HEADER };
+  operation.responses = responses;
+}
+
+const NOT_ACCEPTABLE = "406";
+const UNAVAILABLE = "503";
+const METHOD_NOT_ALLOWED = "405";
+
+const RETRY_AFTER_HEADER = {
+  description: "Seconds to wait before trying again (--shed-retry-after): on every 503, whatever made it.",
+  schema: { type: "integer", minimum: 1 },
+};
+
+/** A problem response of `status`, described as the catalogue words the status (errors.ts). */
+function problemResponseOf(status: string): Response {
+  return {
+    description: describedResponse(Number(status), `${STATUS_CODES[Number(status)] ?? "Error"}: ${STATUS_MEANING}.`),
+    content: { [PROBLEM_MEDIA]: { schema: { $ref: `${SCHEMA_REF_PREFIX}Problem` } } },
+  };
+}
+
+/** components.responses.MethodNotAllowed: a problem, with Allow naming the methods the path is served with. */
+function addMethodNotAllowed(doc: OpenApiDocument): void {
+  const response = problemResponseOf(METHOD_NOT_ALLOWED);
+  const sample = problemSample(Number(METHOD_NOT_ALLOWED));
+  const media = response.content?.[PROBLEM_MEDIA];
+  if (media !== undefined && sample !== undefined) media.example = { type: "about:blank", title: STATUS_CODES[sample.status], ...sample, instance: "/healthz", requestId: REQUEST_ID_EXAMPLE };
+  response.headers = {
+    Allow: { description: "The methods the path is served with, e.g. GET, HEAD.", schema: { type: "string" } },
+    "X-Request-Id": { $ref: "#/components/headers/XRequestId" },
+  };
+  // shareAlike has made components.responses, which OpenApiDocument does not type.
+  const components = (doc.components ??= {}) as { responses?: Record<string, Response> };
+  components.responses = { ...components.responses, MethodNotAllowed: response };
 }
 
 /** Removes component schemas that nothing refers to, directly or through other components. */
