@@ -13,7 +13,7 @@ import { isDeepStrictEqual } from "node:util";
 import { EXAMPLES } from "./examples.js";
 import type { OperationExamples } from "./examples.js";
 import { SCHEMA_REF_PREFIX, restoreAnnotatedRefs } from "./components.js";
-import { OTHER_FAILURE_SAMPLE, describedResponse, problemSample } from "./errors.js";
+import { OTHER_FAILURE_SAMPLE, describedResponse, problemSample, statusDescription } from "./errors.js";
 import { STATUS_MEANING } from "../http/responses.js";
 import type { ProblemSample } from "./errors.js";
 import { operationsOf } from "./document.js";
@@ -44,7 +44,7 @@ export function finishDocument(generated: OpenApiDocument): OpenApiDocument {
   const used = new Set(operationsOf(doc).flatMap(({ operation }) => operation.tags ?? []));
   if (doc.tags !== undefined) doc.tags = doc.tags.filter((tag) => used.has(tag.name));
   shareAlike(doc, PROBLEM_MEDIA);
-  addMethodNotAllowed(doc);
+  describeMethodNotAllowed(doc);
   dropUnusedSchemas(doc);
   dropConstantExamples(doc.components?.schemas);
   return doc;
@@ -53,8 +53,8 @@ export function finishDocument(generated: OpenApiDocument): OpenApiDocument {
 /**
  * What every operation may answer whatever its route declares (src/http/negotiation.ts,
  * src/http/retry-after.ts): a 406 where a success response has content, which Accept must
- * admit; Retry-After on a 503. (A 405 is no operation's answer: it is the document's
- * components.responses.MethodNotAllowed, for a method the path's operations do not list.)
+ * admit; Retry-After on a 503. (A 405 is no operation's answer: the document's
+ * description says it, describeMethodNotAllowed.)
  */
 function addHttpSemantics(operation: Operation): void {
   const responses = operation.responses ?? {};
@@ -82,19 +82,15 @@ function problemResponseOf(status: string): Response {
   };
 }
 
-/** components.responses.MethodNotAllowed: a problem, with Allow naming the methods the path is served with. */
-function addMethodNotAllowed(doc: OpenApiDocument): void {
-  const response = problemResponseOf(METHOD_NOT_ALLOWED);
-  const sample = problemSample(Number(METHOD_NOT_ALLOWED));
-  const media = response.content?.[PROBLEM_MEDIA];
-  if (media !== undefined && sample !== undefined) media.example = { type: "about:blank", title: STATUS_CODES[sample.status], ...sample, instance: "/healthz", requestId: REQUEST_ID_EXAMPLE };
-  response.headers = {
-    Allow: { description: "The methods the path is served with, e.g. GET, HEAD.", schema: { type: "string" } },
-    "X-Request-Id": { $ref: "#/components/headers/XRequestId" },
-  };
-  // shareAlike has made components.responses, which OpenApiDocument does not type.
-  const components = (doc.components ??= {}) as { responses?: Record<string, Response> };
-  components.responses = { ...components.responses, MethodNotAllowed: response };
+/**
+ * The 405, in the document's description: it is no operation's answer (OpenAPI lists the
+ * methods a path has, not the others), so it is said once for all, as the catalogue words it.
+ */
+function describeMethodNotAllowed(doc: OpenApiDocument): void {
+  const info = (doc as { info?: { description?: string } }).info;
+  if (info === undefined) return;
+  const sentence = `A path asked with a method its operations do not list is a ${METHOD_NOT_ALLOWED} ${STATUS_CODES[Number(METHOD_NOT_ALLOWED)] ?? ""} problem: ${statusDescription(Number(METHOD_NOT_ALLOWED)) ?? ""} (HEAD wherever GET is).`;
+  info.description = info.description === undefined ? sentence : `${info.description} ${sentence}`;
 }
 
 /** Removes component schemas that nothing refers to, directly or through other components. */
