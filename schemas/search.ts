@@ -89,6 +89,42 @@ export const SEARCH_FILTERS = {
 
 export type SearchFilterName = keyof typeof SEARCH_FILTERS;
 
+/** The JobFilter field each kind of value fills (manager.proto). */
+const FILTER_FIELDS: Readonly<Record<Exclude<SearchFilter["value"], "state">, string>> = {
+  id: "id_filter",
+  tag: "tag_filter",
+  tagExists: "tag_filter",
+  start: "date_filter",
+  startWithin: "date_filter",
+};
+
+/**
+ * The JobFilter a filter makes, as manager.proto names its field and comparison ("id_filter.re"):
+ * one filter parameter each, so a Manager's message about one names the parameter the client
+ * sent (src/operations/job-search.ts) and the generated table shows it. Undefined for a filter
+ * the gateway applies itself (JobFilter has no such field).
+ */
+export function jobFilterPath(filter: SearchFilter): string | undefined {
+  if (filter.value === "state") return undefined;
+  const comparison = filter.value === "tagExists" ? "exists" : filter.value === "startWithin" ? "within" : filter.comparison;
+  return `${FILTER_FIELDS[filter.value]}.${comparison}`;
+}
+
+/**
+ * The filter parameter a Manager's message is about, and the rest of the message: the message
+ * begins with the filter's JobFilter path and ": " ("id_filter.re: invalid regular expression"
+ * is idMatch's "invalid regular expression"); undefined for any other message.
+ */
+export function filterOfMessage(message: string): { readonly parameter: SearchFilterName; readonly rest: string } | undefined {
+  for (const [name, filter] of Object.entries(SEARCH_FILTERS) as [SearchFilterName, SearchFilter][]) {
+    const path = jobFilterPath(filter);
+    if (path === undefined) continue;
+    const prefix = `${path}: `;
+    if (message.startsWith(prefix)) return { parameter: name, rest: message.slice(prefix.length) };
+  }
+  return undefined;
+}
+
 /** The parameter of a filter: repeatable; a date-time where the filter compares one. */
 function filterParameter(filter: SearchFilter) {
   const options = { description: `${filter.description} Repeatable.`, examples: [[filter.example]] };

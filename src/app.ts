@@ -16,6 +16,9 @@ import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { ManagerConnection } from "norsk-manager-contract/grpc/manager-connection.js";
 import { PROBLEM_CONTENT_TYPE, invalidArgument, problem, toProblem } from "./http/problem.js";
 import { requestIdOf } from "./http/request-id.js";
+import { methodNotAllowed, refuseUnacceptable, routeMethods } from "./http/negotiation.js";
+import type { RouteMethods } from "./http/negotiation.js";
+import { retryAfterOn503 } from "./http/retry-after.js";
 import { bodilessAnswers } from "./http/bodiless.js";
 import { clientErrorHandler, connectHandler, expectationHandler, frameworkErrorHandler } from "./http/unrouted.js";
 import { parseJsonBody } from "./json/body.js";
@@ -34,6 +37,7 @@ import type { Picture } from "./operations/picture.js";
 import { eventRoutes } from "./routes/events.js";
 import cors from "@fastify/cors";
 import { corsEnabled, corsPluginOptions } from "./server/cors.js";
+import { registerCompression } from "./server/compression.js";
 import { crossSiteGuard, defaultAllowedHosts } from "./server/cross-site.js";
 import { applyHttp1Limits, applyHttp2Limits, headerListTooLarge, limitConnections, secureServerOptions, serverOptions } from "./server/limits.js";
 import type { ServerLimits } from "./server/limits.js";
@@ -145,6 +149,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const settings = appSettingsOf(options);
   const app = createServer(options, settings);
   limitConnections(app.server, settings.maxConnections, app.log);
+  // Before any route is added: they read each route as it is (src/http/negotiation.ts).
+  const methods = routeMethods(app);
+  refuseUnacceptable(app);
 
   app.setValidatorCompiler(validatorCompiler);
 
@@ -159,13 +166,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     maxEventLoopDelayMs: settings.shedEventLoopDelayMs,
     maxHeapUsedBytes: settings.shedHeapUsedBytes,
     maxRssBytes: settings.shedRssBytes,
-    retryAfterS: settings.shedRetryAfterS,
     sampleIntervalMs: options.sheddingSampleIntervalMs ?? SAMPLE_INTERVAL_MS,
     onShed: (reason: ShedReason) => metrics?.requestsShed.inc({ reason }),
   };
   await registerLoadShedding(app, shedding, EXEMPT);
   const managerState = options.managerState ?? new ManagerState();
-  addGuardsAndErrorHandlers(app, settings, managerState);
+  addGuardsAndErrorHandlers(app, settings, { managerState, methods });
   // Before the routes: it hooks each route as it is added.
   if (settings.rateLimit !== undefined) {
     const rate = { ...parseRate(settings.rateLimit), key: settings.rateLimitKey, onLimited: () => metrics?.requestsRateLimited.inc() };
@@ -174,6 +180,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // After the cross-site guard, which refuses a preflight from an origin not allowed.
   const corsOptions = { origins: settings.corsOrigins, credentials: settings.corsCredentials };
   if (corsEnabled(corsOptions)) await app.register(cors, corsPluginOptions(corsOptions));
+  // Before the routes: it hooks each route as it is added (src/server/compression.ts).
+  await registerCompression(app);
   await addRoutes(app, options, settings, managerState);
   return app;
 }
@@ -209,7 +217,9 @@ function createServer(options: AppOptions, limits: ServerLimits & Pick<AppSettin
       disableRequestLogging: (request) => request.log.level !== "debug" && request.log.level !== "trace",
     }),
     genReqId: (request) => requestIdOf(request.headers["x-request-id"]),
-    return503OnClosing: true,
+    // fastify's own 503 while closing is bare JSON without Retry-After: refuseWhileClosing
+    // answers it as a problem instead.
+    return503OnClosing: false,
     serializerOpts: serializerOptions,
     // Long ids reach the route's schema (maxLength), which answers 400 naming the parameter,
     // instead of the router's bare 414.
@@ -279,8 +289,16 @@ function addObservingHooks(app: GatewayApp, options: AppOptions, settings: AppSe
   });
 }
 
+/** What the guards and error handlers share with the rest of the app. */
+interface GuardContext {
+  /** Whether the Manager is up, logged once per change. */
+  readonly managerState: ManagerState;
+  /** The methods each registered path serves, for 405's Allow. */
+  readonly methods: RouteMethods;
+}
+
 /** The Host and cross-site checks, bodiless answers without content, and every error answered as a problem. */
-function addGuardsAndErrorHandlers(app: GatewayApp, settings: AppSettings, managerState: ManagerState): void {
+function addGuardsAndErrorHandlers(app: GatewayApp, settings: AppSettings, { managerState, methods }: GuardContext): void {
   // Before anything is read or written (src/server/cross-site.ts).
   const crossSite = {
     allowedHosts: settings.allowedHosts ?? defaultAllowedHosts(settings.host),
@@ -290,6 +308,9 @@ function addGuardsAndErrorHandlers(app: GatewayApp, settings: AppSettings, manag
   app.addHook("onRequest", crossSiteGuard(crossSite));
   // 204 and 304 answers carry no content, nor headers that describe any (src/http/bodiless.ts).
   app.addHook("onSend", bodilessAnswers);
+  // Every 503, whatever made it, says when to try again (src/http/retry-after.ts).
+  app.addHook("onSend", retryAfterOn503(settings.shedRetryAfterS));
+  refuseWhileClosing(app);
 
   app.setErrorHandler((error, request, reply) => {
     const answer = toProblem(error, request);
@@ -298,7 +319,9 @@ function addGuardsAndErrorHandlers(app: GatewayApp, settings: AppSettings, manag
     return reply.code(answer.status).type(PROBLEM_CONTENT_TYPE).send(answer);
   });
 
-  app.setNotFoundHandler(() => {
+  app.setNotFoundHandler((request, reply) => {
+    const allowed = methods.allowedAt(request.url);
+    if (allowed.length > 0) throw methodNotAllowed(request, reply, allowed);
     // The path is not quoted back: the problem's instance already names it.
     throw problem("ROUTE_NOT_FOUND", "no route matches the method and path");
   });
@@ -330,6 +353,21 @@ async function addRoutes(app: GatewayApp, options: AppOptions, settings: AppSett
     watchChannels(metrics, { unary: options.connection.channel, streams: options.connection.streamChannel });
     if (options.metricsRoute ?? true) addMetricsRoute(app, metrics);
   }
+}
+
+/**
+ * While the app closes, a request that still arrives (on a connection kept alive) is a 503
+ * problem: the requests in flight finish, and another replica can take this one.
+ */
+function refuseWhileClosing(app: GatewayApp): void {
+  let closing = false;
+  app.addHook("preClose", (done) => {
+    closing = true;
+    done();
+  });
+  app.addHook("onRequest", (_request, _reply, done) => {
+    done(closing ? problem("SHUTTING_DOWN", "the gateway is shutting down") : undefined);
+  });
 }
 
 function isLoggerInstance(value: unknown): value is FastifyBaseLogger {

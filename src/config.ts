@@ -107,7 +107,7 @@ export const ConfigSchema = Type.Object(
       maximum: 3_600,
       default: 5,
       flag: "shed-retry-after", env: "SHED_RETRY_AFTER_S",
-      description: "the Retry-After of a 503 for load shedding, in seconds",
+      description: "the Retry-After of every 503 (load shedding, the Manager unavailable, shutting down), in seconds",
     }),
     // Per-client rate limits (src/server/rate-limit.ts): off unless given, since what a fair
     // share is depends on the clients, and a gateway behind a proxy sees one address for all.

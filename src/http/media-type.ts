@@ -34,3 +34,34 @@ export function preference(accept: string, matches: (range: string) => boolean):
   });
   return best;
 }
+
+/**
+ * How much `accept` wants `type` (a bare type/subtype): the q of the most specific range that
+ * matches it (RFC 9110 §12.5.1: "text/csv;q=0" refuses text/csv even beside "*\/*"), 0 when
+ * none does. A range whose q is not a number between 0 and 1 is ignored.
+ */
+export function acceptQ(accept: string, type: string): number {
+  const [major = ""] = type.split("/");
+  let specificity = 0;
+  let q = 0;
+  for (const part of accept.split(",")) {
+    const [range = "", ...params] = part.split(";").map((piece) => piece.trim().toLowerCase());
+    const qParam = params.find((p) => p.startsWith("q="));
+    const rangeQ = qParam === undefined ? 1 : Number(qParam.slice(2));
+    if (Number.isNaN(rangeQ) || rangeQ < 0 || rangeQ > 1) continue;
+    const rank = range === type ? 3 : range === `${major}/*` ? 2 : range === "*/*" ? 1 : 0;
+    if (rank > specificity) {
+      specificity = rank;
+      q = rangeQ;
+    } else if (rank === specificity && rank > 0) {
+      q = Math.max(q, rangeQ);
+    }
+  }
+  return q;
+}
+
+/** True when `accept` (absent or blank: anything) admits at least one of `types`. */
+export function admitsAny(accept: string | undefined, types: readonly string[]): boolean {
+  if (accept === undefined || accept.trim() === "") return true;
+  return types.some((type) => acceptQ(accept, type) > 0);
+}

@@ -73,8 +73,10 @@ export const OWN_FAILURES = {
   /** Not a gRPC NOT_FOUND: no route has this method and path, so there is no code to report. */
   ROUTE_NOT_FOUND: { status: 404 },
   FORBIDDEN: { status: 403 },
-  /** A path served with other methods only (the metrics listener's /metrics). */
+  /** A path served with other methods only; Allow lists them (src/http/negotiation.ts). */
   METHOD_NOT_ALLOWED: { status: 405 },
+  /** Accept admits none of the media types the operation answers with (src/http/negotiation.ts). */
+  NOT_ACCEPTABLE: { status: 406 },
   REQUEST_TIMEOUT: { status: 408 },
   CONTENT_TOO_LARGE: { status: 413 },
   URI_TOO_LONG: { status: 414 },
@@ -109,6 +111,8 @@ export const OWN_FAILURES = {
    * threshold (src/server/load-shedding.ts). UNAVAILABLE, as a gRPC server sheds load.
    */
   OVERLOADED: { status: 503, code: "UNAVAILABLE", detail: "the gateway is overloaded; try again after the Retry-After delay" },
+  /** A request that arrives while the gateway shuts down (on a connection kept alive): another replica may serve it. */
+  SHUTTING_DOWN: { status: 503, code: "UNAVAILABLE", detail: "the gateway is shutting down; try again after the Retry-After delay" },
 } as const satisfies Readonly<Record<string, OwnFailure>>;
 
 export type OwnFailureName = keyof typeof OWN_FAILURES;

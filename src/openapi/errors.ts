@@ -43,6 +43,18 @@ const WORDINGS: Readonly<Record<number, StatusWording>> = {
     },
   },
   404: { describes: () => "the resource does not exist", example: { failure: "NOT_FOUND", detail: 'job "encoder-1" does not exist' } },
+  405: {
+    describes: () => "the path is served, but not with this method; Allow lists the methods that are",
+    example: { failure: "METHOD_NOT_ALLOWED", detail: "PUT is not served at this path; Allow lists the methods that are" },
+  },
+  406: {
+    describes: () => "Accept admits none of the media types this operation answers with (q=0 refuses one; */* admits all)",
+    example: {
+      failure: "NOT_ACCEPTABLE",
+      detail: "Accept admits none of the media types this operation answers with: application/json",
+      errors: [{ header: "accept", message: "admits none of application/json" }],
+    },
+  },
   409: {
     describes: (codes) => `the Manager refused the change: ${codes.join(", or ")}`,
     example: { failure: "ALREADY_EXISTS", detail: "a different job with this jobId already exists" },
@@ -70,7 +82,7 @@ const WORDINGS: Readonly<Record<number, StatusWording>> = {
   },
   503: {
     describes: (codes) =>
-      `the Manager cannot be reached (${codes.join(", ")}), or the gateway is overloaded and refuses new requests (Retry-After says when to try again); try again later`,
+      `the Manager cannot be reached (${codes.join(", ")}), or the gateway is overloaded or shutting down and refuses new requests; try again after the Retry-After delay`,
     example: { failure: "UNAVAILABLE" },
   },
   504: {

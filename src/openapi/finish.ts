@@ -13,10 +13,11 @@ import { isDeepStrictEqual } from "node:util";
 import { EXAMPLES } from "./examples.js";
 import type { OperationExamples } from "./examples.js";
 import { SCHEMA_REF_PREFIX, restoreAnnotatedRefs } from "./components.js";
-import { OTHER_FAILURE_SAMPLE, describedResponse, problemSample } from "./errors.js";
+import { OTHER_FAILURE_SAMPLE, describedResponse, problemSample, statusDescription } from "./errors.js";
+import { STATUS_MEANING } from "../http/responses.js";
 import type { ProblemSample } from "./errors.js";
 import { operationsOf } from "./document.js";
-import type { Media, OpenApiDocument, Operation } from "./document.js";
+import type { Media, OpenApiDocument, Operation, Response } from "./document.js";
 import { shareAlike } from "./shared.js";
 
 export const PROBLEM_MEDIA = "application/problem+json";
@@ -33,6 +34,7 @@ export function finishDocument(generated: OpenApiDocument): OpenApiDocument {
     const shared = [{ $ref: "#/components/parameters/XRequestId" }];
     if (path.startsWith("/v1/")) shared.push({ $ref: "#/components/parameters/GrpcTimeout" });
     operation.parameters = [...(operation.parameters ?? []), ...shared];
+    addHttpSemantics(operation);
     for (const [status, response] of Object.entries(operation.responses ?? {})) {
       if (response.description !== undefined) response.description = describedResponse(Number(status), response.description);
       response.headers = { ...response.headers, "X-Request-Id": { $ref: "#/components/headers/XRequestId" } };
@@ -42,9 +44,53 @@ export function finishDocument(generated: OpenApiDocument): OpenApiDocument {
   const used = new Set(operationsOf(doc).flatMap(({ operation }) => operation.tags ?? []));
   if (doc.tags !== undefined) doc.tags = doc.tags.filter((tag) => used.has(tag.name));
   shareAlike(doc, PROBLEM_MEDIA);
+  describeMethodNotAllowed(doc);
   dropUnusedSchemas(doc);
   dropConstantExamples(doc.components?.schemas);
   return doc;
+}
+
+/**
+ * What every operation may answer whatever its route declares (src/http/negotiation.ts,
+ * src/http/retry-after.ts): a 406 where a success response has content, which Accept must
+ * admit; Retry-After on a 503. (A 405 is no operation's answer: the document's
+ * description says it, describeMethodNotAllowed.)
+ */
+function addHttpSemantics(operation: Operation): void {
+  const responses = operation.responses ?? {};
+  const hasContent = Object.entries(responses).some(([status, response]) => status.startsWith("2") && Object.keys(response.content ?? {}).length > 0);
+  if (hasContent && responses[NOT_ACCEPTABLE] === undefined) responses[NOT_ACCEPTABLE] = problemResponseOf(NOT_ACCEPTABLE);
+  const unavailable = responses[UNAVAILABLE];
+  if (unavailable !== undefined) unavailable.headers = { ...unavailable.headers, "Retry-After": RETRY_AFTER_HEADER };
+  operation.responses = responses;
+}
+
+const NOT_ACCEPTABLE = "406";
+const UNAVAILABLE = "503";
+const METHOD_NOT_ALLOWED = "405";
+
+const RETRY_AFTER_HEADER = {
+  description: "Seconds to wait before trying again (--shed-retry-after): on every 503, whatever made it.",
+  schema: { type: "integer", minimum: 1 },
+};
+
+/** A problem response of `status`, described as the catalogue words the status (errors.ts). */
+function problemResponseOf(status: string): Response {
+  return {
+    description: describedResponse(Number(status), `${STATUS_CODES[Number(status)] ?? "Error"}: ${STATUS_MEANING}.`),
+    content: { [PROBLEM_MEDIA]: { schema: { $ref: `${SCHEMA_REF_PREFIX}Problem` } } },
+  };
+}
+
+/**
+ * The 405, in the document's description: it is no operation's answer (OpenAPI lists the
+ * methods a path has, not the others), so it is said once for all, as the catalogue words it.
+ */
+function describeMethodNotAllowed(doc: OpenApiDocument): void {
+  const info = (doc as { info?: { description?: string } }).info;
+  if (info === undefined) return;
+  const sentence = `A path asked with a method its operations do not list is a ${METHOD_NOT_ALLOWED} ${STATUS_CODES[Number(METHOD_NOT_ALLOWED)] ?? ""} problem: ${statusDescription(Number(METHOD_NOT_ALLOWED)) ?? ""} (HEAD wherever GET is).`;
+  info.description = info.description === undefined ? sentence : `${info.description} ${sentence}`;
 }
 
 /** Removes component schemas that nothing refers to, directly or through other components. */

@@ -1,27 +1,11 @@
 // docs/reference/search-filters.md: the filters of GET /v1/jobs as a table, generated from
 // SEARCH_FILTERS (schemas/search.ts), the table the query parser and the document read too.
 // `npm run openapi` writes it; test/openapi/search-filters.test.ts fails while it is stale.
-import { LIMIT_DESCRIPTION, SEARCH_FILTERS } from "../../schemas/search.js";
+import { LIMIT_DESCRIPTION, SEARCH_FILTERS, jobFilterPath } from "../../schemas/search.js";
 import type { SearchFilter } from "../../schemas/search.js";
 
 /** Where the generated table lives, from the repository root. */
 export const SEARCH_FILTERS_DOC = "docs/reference/search-filters.md";
-
-/** The JobFilter field each kind of value fills (manager.proto). */
-const FILTER_FIELDS: Readonly<Record<Exclude<SearchFilter["value"], "state">, string>> = {
-  id: "id_filter",
-  tag: "tag_filter",
-  tagExists: "tag_filter",
-  start: "date_filter",
-  startWithin: "date_filter",
-};
-
-/** The JobFilter a filter makes: its field and comparison, as manager.proto names them; or that the gateway applies it. */
-function jobFilterOf(filter: SearchFilter): string {
-  if (filter.value === "state") return "none: applied in the gateway";
-  const comparison = filter.value === "tagExists" ? "exists" : filter.value === "startWithin" ? "within" : filter.comparison;
-  return `${FILTER_FIELDS[filter.value]}.${comparison}`;
-}
 
 /** A table cell: no line breaks, and a pipe kept as text. */
 const cell = (text: string): string => text.replace(/\|/g, "\\|").replace(/\s+/g, " ");
@@ -29,7 +13,8 @@ const cell = (text: string): string => text.replace(/\|/g, "\\|").replace(/\s+/g
 /** The Markdown of docs/reference/search-filters.md. */
 export function searchFiltersMarkdown(): string {
   const rows = Object.entries(SEARCH_FILTERS).map(([name, filter]: [string, SearchFilter]) => {
-    const jobFilter = filter.value === "state" ? jobFilterOf(filter) : `\`${jobFilterOf(filter)}\``;
+    const path = jobFilterPath(filter);
+    const jobFilter = path === undefined ? "none: applied in the gateway" : `\`${path}\``;
     return `| \`${name}\` | ${cell(filter.description)} | \`${filter.example}\` | ${jobFilter} |`;
   });
   return [

@@ -15,6 +15,7 @@ import { sharedCallKey } from "./shared-calls/key.js";
 import type { SharedCalls } from "./shared-calls/calls.js";
 import { SharedSearch } from "./shared-calls/search.js";
 import { QueryError, searchRequestFromQuery } from "./search-query.js";
+import { filterOfMessage } from "../../schemas/search.js";
 import type { SearchQuery } from "./search-query.js";
 
 /** The search a request URL asks for; a 400 naming each malformed parameter. */
@@ -65,25 +66,20 @@ export function startSearchShared(
 }
 
 /**
- * The Manager's refusal of a regular expression, located: the reference Manager's messages
- * begin with the filter's field, "id_filter.re: " or "tag_filter.re: ", which come from idMatch
- * and tagMatch alone. Other errors, and other Managers' messages, pass unchanged.
+ * The Manager's refusal of a filter, in the client's words: a message that begins with a
+ * filter's JobFilter path ("id_filter.re: ", as the reference Manager's do) names the query
+ * parameter that made it instead (SEARCH_FILTERS, schemas/search.ts). Other errors, and other
+ * messages, pass unchanged.
  */
 function namingTheParameter(error: unknown): never {
   if (error instanceof GrpcError && error.code === Code.INVALID_ARGUMENT) {
-    for (const [prefix, parameter] of REGEX_FIELDS) {
-      if (error.details.startsWith(prefix)) {
-        throw invalidArgument(error.details, { errors: [{ parameter, message: error.details.slice(prefix.length) }] });
-      }
+    const about = filterOfMessage(error.details);
+    if (about !== undefined) {
+      throw invalidArgument(`${about.parameter}: ${about.rest}`, { errors: [{ parameter: about.parameter, message: about.rest }] });
     }
   }
   throw error;
 }
-
-const REGEX_FIELDS = [
-  ["id_filter.re: ", "idMatch"],
-  ["tag_filter.re: ", "tagMatch"],
-] as const;
 
 /** NDJSON when the client lists it with a higher (or equal) preference than JSON. */
 export function prefersNdjson(accept: string | undefined): boolean {

@@ -113,7 +113,8 @@ export const eventRoutes: FastifyPluginCallbackTypebox<EventRoutesOptions> = (ap
 
   const { sharing } = options;
 
-  app.get("/v1/events", { schema: EVENT_STREAM_SCHEMA }, function eventStream(request, reply) {
+  // Never compressed: src/server/compression.ts says why.
+  app.get("/v1/events", { schema: EVENT_STREAM_SCHEMA, compress: false }, function eventStream(request, reply) {
     const eventRequest = { pendingWindowS: request.query.pendingWindowS ?? 0 };
     // Per client, after the shared decoding: clients with different filters still share the
     // Manager's stream, which the filter does not change.
@@ -129,7 +130,7 @@ export const eventRoutes: FastifyPluginCallbackTypebox<EventRoutesOptions> = (ap
     return serveStream(routes, request, reply, { call, decode });
   });
 
-  app.get("/v1/status", { schema: STATUS_CHANNEL_SCHEMA }, function createStatusChannel(request, reply) {
+  app.get("/v1/status", { schema: STATUS_CHANNEL_SCHEMA, compress: false }, function createStatusChannel(request, reply) {
     const call = (callOptions: CallOptions): OpenBytesStream =>
       sharing === undefined
         ? client.createStatusChannel({}, callOptions)

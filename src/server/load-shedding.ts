@@ -20,8 +20,6 @@ export interface SheddingOptions {
   readonly maxHeapUsedBytes: number;
   /** Resident set size, in bytes, above which requests are shed; 0: not checked. */
   readonly maxRssBytes: number;
-  /** The Retry-After of a shed request, in seconds. */
-  readonly retryAfterS: number;
   /** How often the process is sampled, in ms (a pressure lasts at least this long). */
   readonly sampleIntervalMs: number;
   /** Told of each request shed. */
@@ -64,7 +62,6 @@ export async function registerLoadShedding(app: FastifyInstance, options: Sheddi
     const reason = REASONS[type] ?? "event_loop_delay";
     options.onShed?.(reason);
     episodes.shed(reason, value);
-    void reply.header("retry-after", String(options.retryAfterS));
     // A rejected promise: under-pressure passes its reason on to the error handler, which
     // answers it as a problem (its detail is the table's generic one: nothing of the process).
     return Promise.reject(problem("OVERLOADED", `shedding load: ${reason}`));
@@ -74,7 +71,6 @@ export async function registerLoadShedding(app: FastifyInstance, options: Sheddi
     maxHeapUsedBytes: options.maxHeapUsedBytes,
     maxRssBytes: options.maxRssBytes,
     sampleInterval: options.sampleIntervalMs,
-    retryAfter: options.retryAfterS,
     pressureHandler: refusal,
   });
 }

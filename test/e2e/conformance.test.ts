@@ -8,10 +8,16 @@
 // Any finding of Prism's fails the walk, and so does a status other than the one the case
 // expects; the last test checks that the walk answered every documented status.
 //
+// HTTP semantics: every operation with content answers an Accept it cannot meet with a
+// documented 406; a 405 is no operation's answer, so it is checked against the document's paths
+// instead (Allow lists exactly the methods documented there, and HEAD with GET).
+//
 // Not judged: NDJSON bodies (Accept: application/x-ndjson), which Prism reads as one string
 // against the schema of a line; the walk asks for JSON and SSE instead. An SSE body is
 // judged as what the document says it is, a string.
+import { readFileSync } from "node:fs";
 import { Metadata, status as Status } from "@grpc/grpc-js";
+import { parse as parseYaml } from "yaml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { create } from "@bufbuild/protobuf";
 import { WireType } from "@bufbuild/protobuf/wire";
@@ -195,6 +201,42 @@ describe("in front of a failing Manager", () => {
       release();
       await running;
     }
+  });
+});
+
+/** Operations whose success has content, so that Accept must admit it: VALID's and the liveness probe. */
+const NEGOTIATED: Readonly<Record<string, ConformanceRequest>> = {
+  getLiveness: { method: "get", path: "/healthz" },
+  ...Object.fromEntries(Object.entries(VALID).filter(([op]) => !["deleteJob", "completeJob", "stopJob", "terminateNode"].includes(op))),
+};
+
+describe("HTTP semantics", () => {
+  it.each(Object.keys(NEGOTIATED))("%s 406: Accept admits none of the media types it answers with", async (op) => {
+    const request = NEGOTIATED[op] ?? { method: "get", path: "/" };
+    await expectConforming(op, stubUrl, { ...request, headers: { ...request.headers, accept: "text/csv" } }, 406);
+  });
+
+  it("answers every documented path, asked with a method it does not document, with a 405 whose Allow lists the documented ones", async () => {
+    const document = parseYaml(readFileSync("openapi.yaml", "utf8")) as { paths: Record<string, Record<string, unknown>> };
+    const METHODS = ["get", "put", "post", "delete", "patch"];
+    const answers: string[] = [];
+    const expected: string[] = [];
+    for (const [template, item] of Object.entries(document.paths)) {
+      const documented = METHODS.filter((method) => method in item);
+      const path = template.replace(/\{[^}]+\}/g, "x");
+      const other = METHODS.find((method) => !documented.includes(method));
+      if (other === undefined) continue;
+      const response = await fetch(`${stubUrl}${path}`, { method: other.toUpperCase() });
+      const body = (await response.json()) as { status?: number; title?: string };
+      answers.push(`${other.toUpperCase()} ${template}: ${String(response.status)} ${String(body.status)} ${String(body.title)} Allow: ${String(response.headers.get("allow"))}`);
+      // Every documented path the concrete one matches: DELETE /v1/nodes/{nodeId} serves /v1/nodes/aws too.
+      const served = Object.entries(document.paths)
+        .filter(([other]) => new RegExp(`^${other.replace(/\{[^}]+\}/g, "[^/]+")}$`).test(path))
+        .flatMap(([, otherItem]) => METHODS.filter((method) => method in otherItem));
+      const allow = ["get", "post", "put", "patch", "delete"].filter((method) => served.includes(method)).flatMap((method) => (method === "get" ? ["GET", "HEAD"] : [method.toUpperCase()]));
+      expected.push(`${other.toUpperCase()} ${template}: 405 405 Method Not Allowed Allow: ${allow.join(", ")}`);
+    }
+    expect(answers).toEqual(expected);
   });
 });
 

@@ -144,18 +144,20 @@ describe("GET /v1/jobs", () => {
       "tag_filter.re: regular expression is longer than 1000 characters",
       "tagMatch",
     ],
-  ])("answers a pattern RE2 cannot run (%s) with a 400 naming the parameter", async (query, detail, parameter) => {
+    ["startWithin=2026-12-25T00:00:00Z/2026-12-24T00:00:00Z", "date_filter.within: end_date is before start_date", "startWithin"],
+  ])("answers the Manager's refusal of a filter (%s) with a 400 naming the parameter, never the proto field", async (query, managerSays, parameter) => {
+    const message = managerSays.slice(managerSays.indexOf(": ") + 2);
     const res = await gw.app.inject({ method: "GET", url: `/v1/jobs?${query}`, headers: { "x-request-id": "r-1" } });
     expect(res.statusCode).toBe(400);
     expect(res.json()).toEqual({
       type: "about:blank",
       title: "Bad Request",
       status: 400,
-      detail,
+      detail: `${parameter}: ${message}`,
       instance: `/v1/jobs?${query}`,
       code: "INVALID_ARGUMENT",
       requestId: "r-1",
-      errors: [{ parameter, message: detail.slice(detail.indexOf(": ") + 2) }],
+      errors: [{ parameter, message }],
     });
   });
 
