@@ -5,7 +5,10 @@ import type { FastifyBaseLogger, FastifyInstance } from "fastify";
 import { HealthCheckResponse_ServingStatus } from "norsk-manager-contract/gen/grpc/health/v1/health_pb.js";
 import { Code, GrpcError } from "norsk-manager-contract/grpc/index.js";
 import { connectivityState } from "@grpc/grpc-js";
-import { ConfigError } from "./config.js";
+import { ConfigError, settingName } from "./config.js";
+import { ApiKeys } from "./auth/api-keys.js";
+import { JwtVerifier } from "./auth/jwt.js";
+import type { AccessOptions } from "./auth/access.js";
 import type { Config } from "./config.js";
 import { buildApp } from "./app.js";
 import { buildInfo, describeBuild } from "./build-info.js";
@@ -40,6 +43,7 @@ export interface Gateway {
 export async function startGateway(config: Config, logger: AppOptions["logger"] = false): Promise<Gateway> {
   const tls = readManagerTls(config);
   const listenerTls = readListenerTls(config);
+  const access = accessOf(config);
   const embedded = config.manager === undefined ? await startEmbeddedManager(config.dataDir) : undefined;
   const address = config.manager ?? embedded?.address ?? "";
   const metrics = new GatewayMetrics({ build: buildInfo() });
@@ -53,7 +57,8 @@ export async function startGateway(config: Config, logger: AppOptions["logger"] 
   let metricsListener: MetricsListener | undefined;
   try {
     const served = { metrics, metricsRoute: config.metricsPort === undefined, tracing, ...(listenerTls === undefined ? {} : { tls: listenerTls }) };
-    const app = await buildApp({ ...config, connection, logger, ...served });
+    const app = await buildApp({ ...config, connection, logger, ...served, access: access.options });
+    access.watch(app.log);
     const shutdown = gracefulClose(app);
     let url = "";
     await app.listen({
@@ -78,6 +83,7 @@ export async function startGateway(config: Config, logger: AppOptions["logger"] 
       manager: managerLabel,
       metricsUrl: `${metricsListener?.url ?? url}/metrics`,
       close: async () => {
+        access.close();
         await metricsListener?.close();
         await shutdown.close(config.shutdownTimeoutMs);
         connection.close();
@@ -89,12 +95,56 @@ export async function startGateway(config: Config, logger: AppOptions["logger"] 
       },
     };
   } catch (error) {
+    access.close();
     await metricsListener?.close();
     connection.close();
     await tracing?.shutdown();
     await embedded?.close();
     throw error;
   }
+}
+
+interface ConfiguredAccess {
+  readonly options: AccessOptions;
+  /** From now on, SIGHUP re-reads the API keys (a file that fails keeps the old keys), logged in `log`. */
+  watch(log: FastifyBaseLogger): void;
+  close(): void;
+}
+
+/** The ways to authenticate the configuration names (src/auth/); an unreadable --api-keys file is a ConfigError. */
+function accessOf(config: Config): ConfiguredAccess {
+  let apiKeys: ApiKeys | undefined;
+  if (config.apiKeys !== undefined) {
+    try {
+      apiKeys = new ApiKeys(config.apiKeys);
+    } catch (error) {
+      throw new ConfigError(`${settingName("apiKeys")}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+  const jwt =
+    config.authIssuer === undefined || config.authAudience === undefined
+      ? undefined
+      : new JwtVerifier({ issuer: config.authIssuer, audience: config.authAudience, jwksUrl: config.authJwksUrl, clockSkewS: config.authClockSkewS, scopeClaim: config.authScopeClaim });
+  let onHangup: (() => void) | undefined;
+  return {
+    options: { jwt, apiKeys },
+    watch: (log) => {
+      if (apiKeys === undefined) return;
+      const keys = apiKeys;
+      onHangup = () => {
+        try {
+          keys.reload();
+          log.info({ file: keys.path, keys: keys.size }, "API keys re-read");
+        } catch (error) {
+          log.error({ reason: error instanceof Error ? error.message : String(error) }, "API keys not re-read; the keys read before stay in force");
+        }
+      };
+      process.on("SIGHUP", onHangup);
+    },
+    close: () => {
+      if (onHangup !== undefined) process.off("SIGHUP", onHangup);
+    },
+  };
 }
 
 /** How long the start-up check of the Manager waits for its answer. */

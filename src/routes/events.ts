@@ -21,6 +21,7 @@ import type { StreamFormat } from "../sse/frames.js";
 import { SlowClientError, StreamBody } from "../sse/stream-body.js";
 import type { StreamObserver, StreamSettings } from "../sse/stream-body.js";
 import { EventLine, EventStreamQuery, StatusChannelQuery, StatusLine, sseText } from "../../schemas/events.js";
+import { needs } from "../auth/scopes.js";
 
 export interface EventRoutesOptions extends StreamSettings {
   /** The Manager's server streams, messages still encoded; each client's stream is a call of it. */
@@ -106,7 +107,7 @@ export const eventRoutes: FastifyPluginCallbackTypebox<EventRoutesOptions> = (ap
 
   const { sharing } = options;
 
-  app.get("/v1/events", { schema: EVENT_STREAM_SCHEMA }, function eventStream(request, reply) {
+  app.get("/v1/events", { schema: EVENT_STREAM_SCHEMA, config: needs("events:read") }, function eventStream(request, reply) {
     const eventRequest = { pendingWindowS: request.query.pendingWindowS ?? 0 };
     const call = (callOptions: CallOptions): OpenBytesStream =>
       sharing === undefined
@@ -115,7 +116,7 @@ export const eventRoutes: FastifyPluginCallbackTypebox<EventRoutesOptions> = (ap
     return serveStream(routes, request, reply, { call, decoder: events });
   });
 
-  app.get("/v1/status", { schema: STATUS_CHANNEL_SCHEMA }, function createStatusChannel(request, reply) {
+  app.get("/v1/status", { schema: STATUS_CHANNEL_SCHEMA, config: needs("events:read") }, function createStatusChannel(request, reply) {
     const call = (callOptions: CallOptions): OpenBytesStream =>
       sharing === undefined
         ? client.createStatusChannel({}, callOptions)

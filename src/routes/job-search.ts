@@ -13,6 +13,7 @@ import { prefersNdjson, searchOfUrl, startSearchShared } from "../operations/job
 import { SearchBody } from "../operations/search-body.js";
 import { JobJson, JobListJson } from "../../schemas/job.js";
 import { JobListNdjson, JobSearchQuery } from "../../schemas/search.js";
+import { needs } from "../auth/scopes.js";
 
 const JOB_SEARCH_SCHEMA = {
   operationId: "jobSearch",
@@ -42,7 +43,7 @@ export const jobSearchRoutes: FastifyPluginCallbackTypebox<ManagerRouteOptions> 
   // Compiled once: the same serializer fastify would use for a Job response.
   const stringifyJob = fastJson(JobJson, serializerOptions);
 
-  app.get("/v1/jobs", { schema: JOB_SEARCH_SCHEMA }, async function jobSearch(request, reply) {
+  app.get("/v1/jobs", { schema: JOB_SEARCH_SCHEMA, config: needs("jobs:read") }, async function jobSearch(request, reply) {
     const { request: search, limit } = searchOfUrl(request.url);
     const callOptions = streamCallOptions(request, reply, deadlines);
     const started = await startSearchShared(options.searches, client, search, callOptions);

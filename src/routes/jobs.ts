@@ -30,6 +30,7 @@ import fastJson from "fast-json-stringify";
 import { serializerOptions } from "../http/validation.js";
 import { JSON_UTF8, JsonTextCache } from "../http/json-text.js";
 import { ETagHeader, IfMatchHeaders, IfNoneMatchHeaders, LocationHeader, ReplaceHeaders } from "../../schemas/headers.js";
+import { needs } from "../auth/scopes.js";
 
 const NO_SUCH_JOB = "no job has this id";
 const TOO_MANY_WAITING = "too many changes of this job are waiting in this gateway";
@@ -39,6 +40,7 @@ const NO_IF_NONE_MATCH = `If-None-Match is not taken (${statusOf("INVALID_ARGUME
 // The options of each route (its schema, and which bodies it reads), named after its operation.
 
 const CREATE_JOB = {
+  config: needs("jobs:write"),
   schema: {
     operationId: "createJob",
     tags: ["jobs"],
@@ -58,6 +60,7 @@ const CREATE_JOB = {
 };
 
 const JOB_BY_ID = {
+  config: needs("jobs:read"),
   schema: {
     operationId: "jobById",
     tags: ["jobs"],
@@ -74,6 +77,7 @@ const JOB_BY_ID = {
 };
 
 const UPDATE_JOB = {
+  config: needs("jobs:write"),
   schema: {
     operationId: "updateJob",
     tags: ["jobs"],
@@ -105,6 +109,7 @@ const UPDATE_JOB = {
 };
 
 const PATCH_JOB = {
+  config: needs("jobs:write"),
   schema: {
     operationId: "patchJob",
     tags: ["jobs"],
@@ -135,6 +140,7 @@ const PATCH_JOB = {
 };
 
 const DELETE_JOB = {
+  config: needs("jobs:write"),
   schema: {
     operationId: "deleteJob",
     tags: ["jobs"],
@@ -156,6 +162,7 @@ const DELETE_JOB = {
 };
 
 const COMPLETE_JOB = {
+  config: needs("jobs:write"),
   schema: {
     operationId: "completeJob",
     tags: ["jobs"],
