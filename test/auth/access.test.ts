@@ -117,7 +117,7 @@ describe("authentication and scopes against a real OpenID provider", () => {
 
   describe("refuses each forged or stale token with the same 401, before any Manager call", () => {
     const attacks: [string, () => Promise<string>][] = [
-      ["alg none", async () => `${base64url({ alg: "none", typ: "at+jwt" })}.${base64url(claims(issuer))}.`],
+      ["alg none", () => Promise.resolve(`${base64url({ alg: "none", typ: "at+jwt" })}.${base64url(claims(issuer))}.`)],
       ["HS256 signed with the issuer's RSA public key as the secret", async () => {
         const pem = KeyObject.from(first.publicKey).export({ type: "spki", format: "pem" });
         return new SignJWT(claims(issuer)).setProtectedHeader({ alg: "HS256", kid: first.kid }).sign(new TextEncoder().encode(String(pem)));
@@ -255,5 +255,5 @@ function counted(real: ManagerClient, calls: string[]): Partial<ManagerClient> {
       return (method as (...a: unknown[]) => unknown).apply(real, args);
     };
   }
-  return wrapped as Partial<ManagerClient>;
+  return wrapped;
 }

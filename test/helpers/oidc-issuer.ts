@@ -54,8 +54,8 @@ export async function startIssuer(initial: readonly SigningKey[]): Promise<Issue
   const port = (server.address() as AddressInfo).port;
   const url = `http://127.0.0.1:${String(port)}`;
   const serve = (): void => {
-    const provider = providerOf(url, keys);
-    server.on("request", provider.callback());
+    const handle = providerOf(url, keys).callback();
+    server.on("request", (request, response) => { void handle(request, response); });
   };
   serve();
   const stop = () => close(server);
