@@ -55,7 +55,11 @@ export function registerAccess(app: FastifyInstance, options: AccessOptions): vo
   const routes: RouteOptions[] = [];
   // Checked once all are added: a plugin (Swagger UI's) declares its routes open by a hook of
   // its own, which runs after this one.
-  app.addHook("onRoute", (route) => { routes.push(route); });
+  app.addHook("onRoute", (route) => {
+    // A CORS preflight (OPTIONS) never carries credentials (Fetch, "CORS-preflight request"); the request it precedes is checked.
+    if (route.method === "OPTIONS" && route.config?.access === undefined) route.config = { ...route.config, access: OPEN };
+    routes.push(route);
+  });
   app.addHook("onReady", (done) => {
     const undeclared = routes.find((route) => !declared(route.config?.access));
     done(undeclared === undefined ? undefined : new Error(
