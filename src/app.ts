@@ -59,6 +59,8 @@ import { parseRate, registerRateLimit } from "./server/rate-limit.js";
 import { trustProxyOption } from "./server/trust-proxy.js";
 import { configOf } from "./config.js";
 import { ManagerState } from "./telemetry/manager-state.js";
+import { registerAccess } from "./auth/access.js";
+import type { AccessOptions } from "./auth/access.js";
 import type { Config } from "./config.js";
 
 /**
@@ -135,11 +137,18 @@ export interface AppOptions extends Partial<AppSettings> {
   readonly pictureLimitBytes?: number;
   /** Whether the app itself serves GET /metrics (false when a listener of its own does). Default: true. */
   readonly metricsRoute?: boolean;
+  /**
+   * Who may call what (src/auth/access.ts): the ways to authenticate. Default: none, and every
+   * request may call every route.
+   */
+  readonly access?: AccessOptions;
 }
 
 export interface ListenerTls {
   readonly cert: Buffer;
   readonly key: Buffer;
+  /** The CAs (PEM) whose client certificates every connection must show (--tls-client-ca). Default: none asked for. */
+  readonly clientCa?: Buffer;
 }
 
 /** The largest request body accepted, in bytes: a job is far smaller. */
@@ -172,6 +181,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await registerLoadShedding(app, shedding, EXEMPT);
   const managerState = options.managerState ?? new ManagerState();
   addGuardsAndErrorHandlers(app, settings, { managerState, methods });
+  // After the guards, before the routes (whose declarations it checks) and their rate limit.
+  registerAccess(app, { ...options.access, clientCertificates: options.tls?.clientCa !== undefined, onKeysUnavailable: () => metrics?.authKeysUnavailable.inc() });
   // Before the routes: it hooks each route as it is added.
   if (settings.rateLimit !== undefined) {
     const rate = { ...parseRate(settings.rateLimit), key: settings.rateLimitKey, onLimited: () => metrics?.requestsRateLimited.inc() };

@@ -7,7 +7,7 @@ import { parseArgs } from "node:util";
 import { Type } from "@sinclair/typebox";
 import type { Static, TSchema } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
-import { HOST_PATTERN, ORIGIN_PATTERN } from "./server/cross-site.js";
+import { HOST_PATTERN, ORIGIN_PATTERN, isLoopback } from "./server/cross-site.js";
 import { RATE_PATTERN } from "./server/rate-limit.js";
 import { TRUSTED_PROXY_PATTERN, trustedProxyProblem } from "./server/trust-proxy.js";
 import { DEFAULT_MAX_MESSAGE_SIZE_BYTES } from "norsk-manager-contract/grpc/manager-connection.js";
@@ -229,6 +229,38 @@ export const ConfigSchema = Type.Object(
     managerServerName: Type.Optional(
       Type.String({ pattern: "^[A-Za-z0-9.-]+$", flag: "manager-server-name", env: "MANAGER_SERVER_NAME", description: "name the Manager's certificate must carry, where it differs from the host of --manager" }),
     ),
+    // Authentication (src/auth/, docs/operations/authentication.md). None is configured by
+    // default: on loopback every request is allowed, on any other --host the command refuses to
+    // start without one of them or --auth none (checkSecureByDefault).
+    auth: Type.Optional(
+      Type.Literal("none", { flag: "auth", env: "AUTH", description: "none: serve without authentication, said explicitly (needed on a non-loopback --host without --auth-issuer or --api-keys)" }),
+    ),
+    authIssuer: Type.Optional(
+      Type.String({ pattern: "^https?://[^\\s]+$", flag: "auth-issuer", env: "AUTH_ISSUER", description: "OpenID issuer whose JWT access tokens (Authorization: Bearer) are accepted; its keys come from its discovery document (with --auth-audience)" }),
+    ),
+    authAudience: Type.Optional(
+      Type.String({ minLength: 1, flag: "auth-audience", env: "AUTH_AUDIENCE", description: "the audience (aud) an access token must name: this gateway's resource identifier" }),
+    ),
+    authJwksUrl: Type.Optional(
+      Type.String({ pattern: "^https?://[^\\s]+$", flag: "auth-jwks-url", env: "AUTH_JWKS_URL", description: "the issuer's JWK Set, named directly instead of discovered (with --auth-issuer)" }),
+    ),
+    // Clocks of issuer and gateway drift apart by seconds; a minute would let expired tokens live on.
+    authClockSkewS: Type.Integer({
+      minimum: 0,
+      maximum: 300,
+      default: 30,
+      flag: "auth-clock-skew", env: "AUTH_CLOCK_SKEW_S",
+      description: "leeway of a token's exp and nbf, in seconds",
+    }),
+    authScopeClaim: Type.Optional(
+      Type.String({ pattern: "^[A-Za-z0-9_.:/-]{1,128}$", flag: "auth-scope-claim", env: "AUTH_SCOPE_CLAIM", description: "the token claim holding its scopes (a space-separated string or an array); unset: scope, else scp" }),
+    ),
+    apiKeys: Type.Optional(
+      Type.String({ minLength: 1, flag: "api-keys", env: "API_KEYS_FILE", description: "JSON file of API keys [{name, sha256, scopes}] accepted in X-API-Key (and the scopes of cert:<CN> client certificates); re-read on SIGHUP" }),
+    ),
+    tlsClientCa: Type.Optional(
+      Type.String({ minLength: 1, flag: "tls-client-ca", env: "TLS_CLIENT_CA", description: "PEM file of the CAs whose client certificates the HTTPS listener requires (with --tls-cert and --api-keys)" }),
+    ),
     allowedHosts: Type.Optional(
       Type.Array(Type.String({ pattern: `^\\*$|${HOST_PATTERN}` }), {
         flag: "allowed-host", env: "ALLOWED_HOSTS", description: "Host names accepted (name, name:port or *), comma-separated; unset: the loopback names, or * when --host is not loopback",
@@ -281,7 +313,9 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Loa
     if (value === undefined || value === "") continue;
     raw[setting.key] = convert(settingSchema(setting.key), value, source);
   }
-  return { config: configOf(raw) };
+  const config = configOf(raw);
+  checkSecureByDefault(config);
+  return { config };
 }
 
 /**
@@ -328,10 +362,42 @@ function checkRelations(config: Config): void {
     const problem = trustedProxyProblem(entry);
     if (problem !== undefined) throw new ConfigError(`${settingName("trustProxy")}: ${JSON.stringify(entry)} (item ${String(index)}) ${problem}`);
   }
+  together(config, "authIssuer", "authAudience");
+  needs(config, "authJwksUrl", "authIssuer");
+  needs(config, "authScopeClaim", "authIssuer");
+  needs(config, "tlsClientCa", "tlsCert");
+  // A client certificate's scopes are its cert:<CN> entry's.
+  needs(config, "tlsClientCa", "apiKeys");
+  const authentication = AUTHENTICATION_KEYS.find((key) => config[key] !== undefined);
+  if (config.auth === "none" && authentication !== undefined) {
+    throw new ConfigError(`${settingName("auth")}: none contradicts ${settingName(authentication)}`);
+  }
   // Browsers refuse credentials from a server that allows any origin (Fetch, CORS check).
   if (config.corsCredentials && (config.corsOrigins.length === 0 || config.corsOrigins.includes("*"))) {
     throw new ConfigError(`${settingName("corsCredentials")}: needs ${settingName("corsOrigins")} with exact origins, not *`);
   }
+}
+
+/** The settings that each configure a way to authenticate. */
+const AUTHENTICATION_KEYS = ["authIssuer", "apiKeys", "tlsClientCa"] as const;
+
+/**
+ * Secure by default: a listener off loopback serves the network, which must say who may call it
+ * (authentication configured) or that anyone may (--auth none). The command's check, not
+ * buildApp's: an app built in a program or test says its own access.
+ */
+export function checkSecureByDefault(config: Config): void {
+  if (isLoopback(config.host) || config.auth === "none") return;
+  if (AUTHENTICATION_KEYS.some((key) => config[key] !== undefined)) return;
+  throw new ConfigError(
+    `--host ${config.host} is not loopback and no authentication is configured: give --auth-issuer (with --auth-audience), --api-keys, or --auth none to serve without it`,
+  );
+}
+
+/** `key`, set, means nothing without `other`. */
+function needs(config: Config, key: keyof Config, other: keyof Config): void {
+  if (config[key] === undefined || config[other] !== undefined) return;
+  throw new ConfigError(`${settingName(key)}: needs ${settingName(other)}`);
 }
 
 function notAbove(config: Config, lower: "headerTimeoutMs" | "requestTimeoutMs", upper: "bodyTimeoutMs" | "maxRequestTimeoutMs"): void {

@@ -5,7 +5,10 @@ import type { FastifyBaseLogger, FastifyInstance } from "fastify";
 import { HealthCheckResponse_ServingStatus } from "norsk-manager-contract/gen/grpc/health/v1/health_pb.js";
 import { Code, GrpcError } from "norsk-manager-contract/grpc/index.js";
 import { connectivityState } from "@grpc/grpc-js";
-import { ConfigError } from "./config.js";
+import { ConfigError, settingName } from "./config.js";
+import { ApiKeys } from "./auth/api-keys.js";
+import { JwtVerifier } from "./auth/jwt.js";
+import type { AccessOptions } from "./auth/access.js";
 import type { Config } from "./config.js";
 import { buildApp } from "./app.js";
 import { ManagerState } from "./telemetry/manager-state.js";
@@ -38,9 +41,20 @@ export interface Gateway {
   close(): Promise<void>;
 }
 
+/** Probes the Manager now and whenever its channel changes, so that readiness and the outage lines follow it. */
+function watchManager(connection: ManagerConnection, { log, state, metrics }: { log: FastifyBaseLogger; state: ManagerState; metrics: GatewayMetrics }): void {
+  const onReadiness = (ready: boolean): void => { metrics.managerReady.set(ready ? 1 : 0); };
+  const probe = (): void => { probeManager(connection, { log, state, onReadiness }); };
+  probe();
+  // A lost connection is checked at once, so that the outage is logged with grpc-js's reason
+  // even while no request comes.
+  followChannel(connection, probe, () => { onReadiness(false); probe(); });
+}
+
 export async function startGateway(config: Config, logger: AppOptions["logger"] = false): Promise<Gateway> {
   const tls = readManagerTls(config);
   const listenerTls = readListenerTls(config);
+  const access = accessOf(config);
   const embedded = config.manager === undefined ? await startEmbeddedManager(config.dataDir) : undefined;
   const address = config.manager ?? embedded?.address ?? "";
   const metrics = new GatewayMetrics({ build: buildInfo() });
@@ -55,7 +69,8 @@ export async function startGateway(config: Config, logger: AppOptions["logger"] 
   try {
     const served = { metrics, metricsRoute: config.metricsPort === undefined, tracing, ...(listenerTls === undefined ? {} : { tls: listenerTls }) };
     const managerState = new ManagerState({ manager: managerLabel });
-    const app = await buildApp({ ...config, connection, logger, managerState, ...served });
+    const app = await buildApp({ ...config, connection, logger, managerState, ...served, access: access.options });
+    access.watch(app.log);
     const shutdown = gracefulClose(app);
     let url = "";
     await app.listen({
@@ -71,18 +86,14 @@ export async function startGateway(config: Config, logger: AppOptions["logger"] 
       metricsListener = await listenMetrics(metrics, config.metricsPort, config.host);
       app.log.info({ url: `${metricsListener.url}/metrics` }, "metrics served on their own port");
     }
-    const onReadiness = (ready: boolean): void => { metrics.managerReady.set(ready ? 1 : 0); };
-    const probe = (): void => { probeManager(connection, { log: app.log, state: managerState, onReadiness }); };
-    probe();
-    // A lost connection is checked at once, so that the outage is logged with grpc-js's reason
-    // even while no request comes.
-    followChannel(connection, probe, () => { onReadiness(false); probe(); });
+    watchManager(connection, { log: app.log, state: managerState, metrics });
     return {
       app,
       url,
       manager: managerLabel,
       metricsUrl: `${metricsListener?.url ?? url}/metrics`,
       close: async () => {
+        access.close();
         await metricsListener?.close();
         await shutdown.close(config.shutdownTimeoutMs);
         connection.close();
@@ -94,12 +105,56 @@ export async function startGateway(config: Config, logger: AppOptions["logger"] 
       },
     };
   } catch (error) {
+    access.close();
     await metricsListener?.close();
     connection.close();
     await tracing?.shutdown();
     await embedded?.close();
     throw error;
   }
+}
+
+interface ConfiguredAccess {
+  readonly options: AccessOptions;
+  /** From now on, SIGHUP re-reads the API keys (a file that fails keeps the old keys), logged in `log`. */
+  watch(log: FastifyBaseLogger): void;
+  close(): void;
+}
+
+/** The ways to authenticate the configuration names (src/auth/); an unreadable --api-keys file is a ConfigError. */
+function accessOf(config: Config): ConfiguredAccess {
+  let apiKeys: ApiKeys | undefined;
+  if (config.apiKeys !== undefined) {
+    try {
+      apiKeys = new ApiKeys(config.apiKeys);
+    } catch (error) {
+      throw new ConfigError(`${settingName("apiKeys")}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+  const jwt =
+    config.authIssuer === undefined || config.authAudience === undefined
+      ? undefined
+      : new JwtVerifier({ issuer: config.authIssuer, audience: config.authAudience, jwksUrl: config.authJwksUrl, clockSkewS: config.authClockSkewS, scopeClaim: config.authScopeClaim });
+  let onHangup: (() => void) | undefined;
+  return {
+    options: { jwt, apiKeys },
+    watch: (log) => {
+      if (apiKeys === undefined) return;
+      const keys = apiKeys;
+      onHangup = () => {
+        try {
+          keys.reload();
+          log.info({ file: keys.path, keys: keys.size }, "API keys re-read");
+        } catch (error) {
+          log.error({ reason: error instanceof Error ? error.message : String(error) }, "API keys not re-read; the keys read before stay in force");
+        }
+      };
+      process.on("SIGHUP", onHangup);
+    },
+    close: () => {
+      if (onHangup !== undefined) process.off("SIGHUP", onHangup);
+    },
+  };
 }
 
 /** How long the start-up check of the Manager waits for its answer. */

@@ -21,10 +21,17 @@ export function readManagerTls(config: Config): ClientTls | undefined {
   };
 }
 
-/** The listener's certificate and key (--tls-cert, --tls-key); undefined: plain HTTP. */
-export function readListenerTls(config: Config): { cert: Buffer; key: Buffer } | undefined {
+/**
+ * The listener's certificate and key (--tls-cert, --tls-key), and the CAs of the client
+ * certificates it requires (--tls-client-ca); undefined: plain HTTP.
+ */
+export function readListenerTls(config: Config): { cert: Buffer; key: Buffer; clientCa?: Buffer } | undefined {
   if (config.tlsCert === undefined || config.tlsKey === undefined) return undefined;
-  return readPair("tlsCert", config.tlsCert, "tlsKey", config.tlsKey);
+  const pair = readPair("tlsCert", config.tlsCert, "tlsKey", config.tlsKey);
+  if (config.tlsClientCa === undefined) return pair;
+  const clientCa = readPem("tlsClientCa", config.tlsClientCa);
+  check("tlsClientCa", () => createSecureContext({ ca: clientCa }));
+  return { ...pair, clientCa };
 }
 
 /** A certificate chain and its key, read and checked to belong together. */

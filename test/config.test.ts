@@ -38,6 +38,7 @@ describe("loadConfig", () => {
       rateLimitKey: "address",
       trustProxy: [],
       workers: "1",
+      authClockSkewS: 30,
     });
   });
 
@@ -120,7 +121,7 @@ describe("loadConfig", () => {
   });
 
   it("prefers a flag to the environment, and the environment to the default", () => {
-    expect(config(["--port", "9000"], { PORT: "9100", HOST: "0.0.0.0" })).toMatchObject({ port: 9000, host: "0.0.0.0" });
+    expect(config(["--port", "9000"], { PORT: "9100", HOST: "0.0.0.0", AUTH: "none" })).toMatchObject({ port: 9000, host: "0.0.0.0" });
     expect(config([], { MANAGER_ADDRESS: "manager:6790", REQUEST_TIMEOUT_MS: "2500", LOG_LEVEL: "debug", DATA_DIR: "/tmp/x" })).toMatchObject({
       manager: "manager:6790",
       requestTimeoutMs: 2500,

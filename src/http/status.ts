@@ -113,6 +113,11 @@ export const OWN_FAILURES = {
   OVERLOADED: { status: 503, code: "UNAVAILABLE", detail: "the gateway is overloaded; try again after the Retry-After delay" },
   /** A request that arrives while the gateway shuts down (on a connection kept alive): another replica may serve it. */
   SHUTTING_DOWN: { status: 503, code: "UNAVAILABLE", detail: "the gateway is shutting down; try again after the Retry-After delay" },
+  /**
+   * The issuer's signing keys (or its discovery document) cannot be fetched, so no bearer token
+   * can be verified (src/auth/access.ts): the issuer's fault, not the client's, so never a 401.
+   */
+  AUTH_KEYS_UNAVAILABLE: { status: 503, code: "UNAVAILABLE", detail: "the token issuer's signing keys cannot be fetched; try again after the Retry-After delay" },
 } as const satisfies Readonly<Record<string, OwnFailure>>;
 
 export type OwnFailureName = keyof typeof OWN_FAILURES;

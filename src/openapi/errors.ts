@@ -29,7 +29,7 @@ interface StatusWording {
 }
 
 /**
- * What the document says of each error status it describes. A status not here (401, 403, 429,
+ * What the document says of each error status it describes. A status not here (429,
  * 501) is worded by each operation or says to read the detail, and shows the bare reason phrase
  * as its example; the document's 429s are the write queue's.
  */
@@ -41,6 +41,14 @@ const WORDINGS: Readonly<Record<number, StatusWording>> = {
       detail: "Grpc-Timeout must be 1 to 8 digits and a unit (H, M, S, m, u, n), e.g. 500m",
       errors: [{ header: "grpc-timeout", message: "is not a valid gRPC timeout" }],
     },
+  },
+  401: {
+    describes: () => "the request has no valid credentials (a bearer token, an API key or a client certificate); WWW-Authenticate says error=\"invalid_token\"",
+    example: { failure: "UNAUTHENTICATED", detail: "the request has no valid credentials" },
+  },
+  403: {
+    describes: () => "the credentials do not carry the operation's scope (WWW-Authenticate names it), or a cross-site request was refused",
+    example: { failure: "PERMISSION_DENIED", detail: "the credentials do not carry the scope jobs:write" },
   },
   404: { describes: () => "the resource does not exist", example: { failure: "NOT_FOUND", detail: 'job "encoder-1" does not exist' } },
   405: {
@@ -82,7 +90,7 @@ const WORDINGS: Readonly<Record<number, StatusWording>> = {
   },
   503: {
     describes: (codes) =>
-      `the Manager cannot be reached (${codes.join(", ")}), or the gateway is overloaded or shutting down and refuses new requests; try again after the Retry-After delay`,
+      `the Manager cannot be reached (${codes.join(", ")}), or the gateway is overloaded or shutting down and refuses new requests, or the token issuer's keys cannot be fetched; try again after the Retry-After delay`,
     example: { failure: "UNAVAILABLE" },
   },
   504: {

@@ -9,6 +9,8 @@ import { NamedSchemas } from "./components.js";
 import { finishDocument } from "./finish.js";
 import { documentView } from "./route-view.js";
 import type { OpenApiDocument } from "./document.js";
+import type { SECURITY_SCHEME_NAMES } from "./route-view.js";
+import { SCOPES } from "../auth/scopes.js";
 
 // Markdown paragraphs, each on one line: YAML folds long lines, and a hard line break inside a
 // paragraph would show up in the document's text.
@@ -17,6 +19,8 @@ const DESCRIPTION = [
     "TypeScript SDK's `Job` interface as JSON: 64-bit integers are decimal strings, timestamps are RFC 3339 (UTC, " +
     "nanoseconds kept), enums are lower-case names (a number only for a value this gateway does not know), and " +
     '`""` is kept apart from absent. Every error is an RFC 9457 problem (`application/problem+json`).',
+  "Who may call what: each operation names the scope it needs (`security`); a request without valid credentials is a 401, " +
+    "one whose credentials lack the scope a 403 naming it (both with `WWW-Authenticate`). A token is never taken from the query string.",
   "Headers that reach the Manager as gRPC metadata: `Authorization`, `X-Request-Id`, `traceparent`, `tracestate` and " +
     "`Grpc-Metadata-<name>` (as `<name>`); no others. A value that is not printable ASCII, a `<name>` that is not a gRPC " +
     "metadata key, or a `Grpc-Metadata-*` header for a reserved key (`authorization`, `x-request-id`, `traceparent`, " +
@@ -77,14 +81,34 @@ const HEADERS = {
   },
 } as const;
 
+const SCOPE_LIST = Object.entries(SCOPES).map(([scope, allows]) => `\`${scope}\` (${allows})`).join("; ");
+
+/**
+ * Fixed, so the committed document does not depend on a deployment's issuer: which of them a
+ * gateway accepts is its configuration's (docs/operations/authentication.md). Each operation's
+ * `security` names its scope on each scheme (route-view.ts); a gateway on loopback without
+ * authentication configured, or started with --auth none, asks for none.
+ */
 const SECURITY_SCHEMES = {
-  managerAuthorization: {
+  bearerToken: {
+    type: "http",
+    scheme: "bearer",
+    bearerFormat: "JWT",
+    description:
+      "An OAuth 2.0 access token (RFC 9068 JWT) of the issuer the gateway trusts (--auth-issuer), for its audience, carrying the operation's scope " +
+      `in \`scope\` or \`scp\`. Scopes: ${SCOPE_LIST}. The Authorization header is also forwarded to the Manager.`,
+  },
+  apiKey: {
     type: "apiKey",
     in: "header",
-    name: "Authorization",
-    description: "Optional. Forwarded to the Manager unchanged, as gRPC metadata; the gateway itself checks nothing.",
+    name: "X-API-Key",
+    description: "A key of the gateway's --api-keys file, whose entry lists the scopes it carries.",
   },
-} as const;
+  clientCertificate: {
+    type: "mutualTLS",
+    description: "A client certificate of the CAs of --tls-client-ca; its scopes are those of the --api-keys entry named cert:<subject CN>.",
+  },
+} as const satisfies Record<(typeof SECURITY_SCHEME_NAMES)[number], object>;
 
 /** The document of `app`, whose info.version is `version` (the gateway's own). */
 export async function registerOpenApi(app: FastifyInstance, version: string): Promise<void> {
@@ -109,12 +133,11 @@ export async function registerOpenApi(app: FastifyInstance, version: string): Pr
       // Relative: Swagger UI and clients resolve it against wherever the document was served from.
       servers: [{ url: "/", description: "this gateway" }],
       tags: TAGS,
-      components: { schemas: named.components, parameters: PARAMETERS, headers: HEADERS, securitySchemes: SECURITY_SCHEMES },
-      // No credentials, or an Authorization header for the Manager.
-      security: [{}, { managerAuthorization: [] }],
+      // @fastify/swagger's types are OpenAPI 3.0's, which has no mutualTLS (3.1 has).
+      components: { schemas: named.components, parameters: PARAMETERS, headers: HEADERS, securitySchemes: SECURITY_SCHEMES as unknown as Record<string, never> },
     },
     // documentView also takes a route without a schema: @fastify/swagger passes those too.
-    transform: ({ schema, url }) => ({ schema: documentView(schema, named), url }),
+    transform: ({ schema, url, route }) => ({ schema: documentView(schema, named, route.config?.access), url }),
     // OpenAPI 3.1 has JSON Schema's const: no need for one-value enums.
     convertConstToEnum: false,
     transformObject: (document) => {

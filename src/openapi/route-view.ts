@@ -6,10 +6,23 @@ import { STATUS_CODES } from "node:http";
 import type { FastifySchema } from "fastify";
 import type { NamedSchemas } from "./components.js";
 import { isJsonObject as isEntry } from "../json/errors.js";
+import { declaredProblems } from "../http/responses.js";
+import { OPEN } from "../auth/scopes.js";
+import type { Access } from "../auth/scopes.js";
 
-export function documentView(schema: FastifySchema | undefined, named: NamedSchemas): FastifySchema {
+/** The document's security schemes (register.ts), each of which may carry a scope. */
+export const SECURITY_SCHEME_NAMES = ["bearerToken", "apiKey", "clientCertificate"] as const;
+
+/** An operation's `security`: any one of the schemes with the route's scope; nothing for an open route. */
+function securityOf(access: Access): Record<string, string[]>[] {
+  if (access === OPEN) return [];
+  return SECURITY_SCHEME_NAMES.map((scheme) => ({ [scheme]: [access] }));
+}
+
+export function documentView(schema: FastifySchema | undefined, named: NamedSchemas, access?: Access): FastifySchema {
   if (schema === undefined) return {};
   const view: FastifySchema = { ...schema };
+  if (access !== undefined) view.security = securityOf(access);
   if (schema.body !== undefined) view.body = named.referenced(schema.body);
   // A query's and a path's parameters too: @fastify/swagger makes one of each property.
   if (schema.querystring !== undefined) view.querystring = parametersView(schema.querystring, named);
@@ -18,6 +31,12 @@ export function documentView(schema: FastifySchema | undefined, named: NamedSche
     const produces = schema.produces ?? ["application/json"];
     const responses: Record<string, unknown> = {};
     for (const [status, entry] of Object.entries(schema.response)) responses[status] = responseView(status, entry, produces, named);
+    // The refusals of the route's declared access: worded by the document (src/openapi/errors.ts).
+    if (access !== undefined && access !== OPEN) {
+      for (const [status, response] of Object.entries(declaredProblems("UNAUTHENTICATED", "PERMISSION_DENIED"))) {
+        responses[status] ??= responseView(status, response, produces, named);
+      }
+    }
     view.response = responses;
   }
   return view;

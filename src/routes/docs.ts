@@ -6,6 +6,7 @@
 import swaggerUi from "@fastify/swagger-ui";
 import type { FastifyPluginAsync } from "fastify";
 import { FixedAnswer } from "../http/fixed-answer.js";
+import { OPEN_ACCESS } from "../auth/scopes.js";
 
 export interface DocsOptions {
   /** The page title of Swagger UI: the document's own. */
@@ -20,6 +21,10 @@ export const docsRoutes: FastifyPluginAsync<DocsOptions> = async (app, { title, 
   // Swagger UI's own routes for the document, answered here instead (compressed, with an ETag).
   const documents: Record<string, FixedAnswer | undefined> = { "/docs/json": json, "/docs/yaml": yamlAnswer };
 
+  // Swagger UI's routes take no route options from here: each is declared open as it is added.
+  app.addHook("onRoute", (route) => {
+    route.config = { ...route.config, ...OPEN_ACCESS };
+  });
   await app.register(swaggerUi, {
     routePrefix: "/docs",
     theme: { title },
@@ -39,7 +44,7 @@ export const docsRoutes: FastifyPluginAsync<DocsOptions> = async (app, { title, 
     },
   });
 
-  const hidden = { schema: { hide: true } } as const;
+  const hidden = { schema: { hide: true }, config: OPEN_ACCESS } as const;
   app.get("/openapi.json", hidden, (request, reply) => json.send(request, reply));
   app.get("/openapi.yaml", hidden, (request, reply) => yamlAnswer.send(request, reply));
   app.get("/", hidden, (_request, reply) => reply.redirect("/docs"));

@@ -24,6 +24,7 @@ import type { StreamFormat } from "../sse/frames.js";
 import { SlowClientError, StreamBody } from "../sse/stream-body.js";
 import type { StreamObserver, StreamSettings } from "../sse/stream-body.js";
 import { EventLine, EventStreamQuery, StatusChannelQuery, StatusLine, sseText } from "../../schemas/events.js";
+import { needs } from "../auth/scopes.js";
 
 export interface EventRoutesOptions extends StreamSettings {
   /** The Manager's server streams, messages still encoded; each client's stream is a call of it. */
@@ -114,7 +115,7 @@ export const eventRoutes: FastifyPluginCallbackTypebox<EventRoutesOptions> = (ap
   const { sharing } = options;
 
   // Never compressed: src/server/compression.ts says why.
-  app.get("/v1/events", { schema: EVENT_STREAM_SCHEMA, compress: false }, function eventStream(request, reply) {
+  app.get("/v1/events", { schema: EVENT_STREAM_SCHEMA, compress: false, config: needs("events:read") }, function eventStream(request, reply) {
     const eventRequest = { pendingWindowS: request.query.pendingWindowS ?? 0 };
     // Per client, after the shared decoding: clients with different filters still share the
     // Manager's stream, which the filter does not change.
@@ -130,7 +131,7 @@ export const eventRoutes: FastifyPluginCallbackTypebox<EventRoutesOptions> = (ap
     return serveStream(routes, request, reply, { call, decode });
   });
 
-  app.get("/v1/status", { schema: STATUS_CHANNEL_SCHEMA, compress: false }, function createStatusChannel(request, reply) {
+  app.get("/v1/status", { schema: STATUS_CHANNEL_SCHEMA, compress: false, config: needs("events:read") }, function createStatusChannel(request, reply) {
     const call = (callOptions: CallOptions): OpenBytesStream =>
       sharing === undefined
         ? client.createStatusChannel({}, callOptions)

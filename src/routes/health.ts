@@ -13,6 +13,7 @@ import { codeName } from "../http/status.js";
 import { PROBLEM_CONTENT_TYPE, toProblem, unavailable } from "../http/problem.js";
 import type { ManagerConnection } from "norsk-manager-contract/grpc/manager-connection.js";
 import { declaredProblems, jsonResponse } from "../http/responses.js";
+import { OPEN_ACCESS } from "../auth/scopes.js";
 
 export interface HealthRoutesOptions {
   readonly connection: ManagerConnection;
@@ -65,11 +66,11 @@ export const healthRoutes: FastifyPluginCallbackTypebox<HealthRoutesOptions> = (
   const onReadiness = options.onReadiness ?? (() => undefined);
   const { managerState } = options;
 
-  app.get("/healthz", { schema: LIVENESS_SCHEMA }, function getLiveness() {
+  app.get("/healthz", { schema: LIVENESS_SCHEMA, config: OPEN_ACCESS }, function getLiveness() {
     return { status: "ok" };
   });
 
-  app.get("/readyz", { schema: READINESS_SCHEMA }, async function getReadiness(request, reply) {
+  app.get("/readyz", { schema: READINESS_SCHEMA, config: OPEN_ACCESS }, async function getReadiness(request, reply) {
     const failure = await notReady(connection, timeoutMs);
     if (failure === undefined) managerState.answered(app.log);
     else managerState.down(app.log, failure);

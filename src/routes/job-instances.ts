@@ -14,12 +14,14 @@ import { statusOf } from "../http/status.js";
 import { acceptOnly } from "../http/content-type.js";
 import { notFoundAs } from "../http/problem.js";
 import { LocationHeader } from "../../schemas/headers.js";
+import { needs } from "../auth/scopes.js";
 
 const NO_SUCH_JOB = "no job has this id";
 
 // The options of each route (its schema, and which bodies it reads), named after its operation.
 
 const LIST_JOB_INSTANCES = {
+  config: needs("jobs:read"),
   schema: {
     operationId: "listJobInstances",
     tags: ["jobs"],
@@ -36,6 +38,7 @@ const LIST_JOB_INSTANCES = {
 };
 
 const START_JOB = {
+  config: needs("jobs:write"),
   schema: {
     operationId: "startJob",
     tags: ["jobs"],
@@ -62,6 +65,7 @@ const START_JOB = {
 };
 
 const STOP_JOB = {
+  config: needs("jobs:write"),
   schema: {
     operationId: "stopJob",
     tags: ["jobs"],

@@ -21,6 +21,7 @@ import { jobToJson } from "../json/index.js";
 import { Type } from "@sinclair/typebox";
 import { JobJson, JobListJson } from "../../schemas/job.js";
 import { JobListNdjson, JobSearchQuery } from "../../schemas/search.js";
+import { needs } from "../auth/scopes.js";
 
 const JOB_SEARCH_SCHEMA = {
   operationId: "jobSearch",
@@ -60,7 +61,7 @@ export const jobSearchRoutes: FastifyPluginCallbackTypebox<ManagerRouteOptions> 
 
   const stringifyPartial = partialJobStringify();
 
-  app.get("/v1/jobs", { schema: JOB_SEARCH_SCHEMA }, async function jobSearch(request, reply) {
+  app.get("/v1/jobs", { schema: JOB_SEARCH_SCHEMA, config: needs("jobs:read") }, async function jobSearch(request, reply) {
     const { request: search, limit, states, fields, page } = searchOfUrl(request.url);
     const ndjson = prefersNdjson(request.headers.accept);
     if (ndjson && page !== undefined) {

@@ -35,6 +35,7 @@ import fastJson from "fast-json-stringify";
 import { serializerOptions } from "../http/validation.js";
 import { JSON_UTF8, JsonTextCache } from "../http/json-text.js";
 import { ETagHeader, IfMatchHeaders, IfNoneMatchHeaders, LocationHeader, ReplaceHeaders } from "../../schemas/headers.js";
+import { needs } from "../auth/scopes.js";
 
 const NO_SUCH_JOB = "no job has this id";
 
@@ -47,6 +48,7 @@ const NO_IF_NONE_MATCH = `If-None-Match is not taken (${statusOf("INVALID_ARGUME
 // The options of each route (its schema, and which bodies it reads), named after its operation.
 
 const CREATE_JOB = {
+  config: needs("jobs:write"),
   schema: {
     operationId: "createJob",
     tags: ["jobs"],
@@ -66,6 +68,7 @@ const CREATE_JOB = {
 };
 
 const JOB_BY_ID = {
+  config: needs("jobs:read"),
   schema: {
     operationId: "jobById",
     tags: ["jobs"],
@@ -85,6 +88,7 @@ const JOB_BY_ID = {
 };
 
 const UPDATE_JOB = {
+  config: needs("jobs:write"),
   schema: {
     operationId: "updateJob",
     tags: ["jobs"],
@@ -116,6 +120,7 @@ const UPDATE_JOB = {
 };
 
 const PATCH_JOB = {
+  config: needs("jobs:write"),
   schema: {
     operationId: "patchJob",
     tags: ["jobs"],
@@ -155,6 +160,7 @@ const PATCH_JOB = {
 };
 
 const DELETE_JOB = {
+  config: needs("jobs:write"),
   schema: {
     operationId: "deleteJob",
     tags: ["jobs"],
@@ -176,6 +182,7 @@ const DELETE_JOB = {
 };
 
 const COMPLETE_JOB = {
+  config: needs("jobs:write"),
   schema: {
     operationId: "completeJob",
     tags: ["jobs"],

@@ -29,6 +29,7 @@ import type { ManagerRouteOptions } from "../operations/job-access.js";
 import { errorResponses } from "../http/responses.js";
 import { statusOf } from "../http/status.js";
 import { acceptOnly } from "../http/content-type.js";
+import { needs } from "../auth/scopes.js";
 
 const ACCEPTED = "Accepted: the Manager starts the node; GET /v1/events reports nodeStarting, then nodeStarted.";
 const IN_USE = `A node id in use is a ${statusOf("ALREADY_EXISTS")}.`;
@@ -36,6 +37,7 @@ const IN_USE = `A node id in use is a ${statusOf("ALREADY_EXISTS")}.`;
 // The options of each route (its schema, and which bodies it reads), named after its operation.
 
 const CREATE_AWS_NODE = {
+  config: needs("nodes:write"),
   schema: {
     operationId: "createAwsNode",
     tags: ["nodes"],
@@ -48,6 +50,7 @@ const CREATE_AWS_NODE = {
 };
 
 const CREATE_OCI_NODE = {
+  config: needs("nodes:write"),
   schema: {
     operationId: "createOciNode",
     tags: ["nodes"],
@@ -60,6 +63,7 @@ const CREATE_OCI_NODE = {
 };
 
 const TERMINATE_NODE = {
+  config: needs("nodes:write"),
   schema: {
     operationId: "terminateNode",
     tags: ["nodes"],
@@ -73,6 +77,7 @@ const TERMINATE_NODE = {
 };
 
 const UPDATE_PHYSICAL_NODE = {
+  config: needs("nodes:write"),
   schema: {
     operationId: "updatePhysicalNode",
     tags: ["nodes"],

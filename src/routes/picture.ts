@@ -31,6 +31,7 @@ import {
   NodeListQuery,
 } from "../../schemas/picture.js";
 import type { NodeCloud, NodeListQueryJson } from "../../schemas/picture.js";
+import { needs } from "../auth/scopes.js";
 
 export interface PictureRoutesOptions extends ManagerRouteOptions {
   /** The Manager's server streams, messages still encoded: the picture is read from EventStream. */
@@ -57,6 +58,7 @@ const NODES = {
     querystring: NodeListQuery,
     response: { 200: NodeListJson, ...errorResponses(...PICTURE_FAILURES) },
   },
+  config: needs("nodes:read"),
 };
 
 const NODE_BY_ID = {
@@ -68,6 +70,7 @@ const NODE_BY_ID = {
     params: NodeByIdParams,
     response: { 200: NodeJson, ...errorResponses(...PICTURE_FAILURES, { NOT_FOUND: "no node with this id is in the Manager's picture" }) },
   },
+  config: needs("nodes:read"),
 };
 
 const JOB_ACTIVITY = {
@@ -82,6 +85,7 @@ const JOB_ACTIVITY = {
     params: JobIdParams,
     response: { 200: JobActivityJson, ...errorResponses(...PICTURE_FAILURES, { NOT_FOUND: "no job has this id" }) },
   },
+  config: needs("jobs:read"),
 };
 
 const CLOUD_HEALTH = {
@@ -92,6 +96,7 @@ const CLOUD_HEALTH = {
     description: `The providers' health by region, from the initialDataComplete of the Manager's current picture (the gateway's own health is /healthz). ${FRESH}`,
     response: { 200: CloudHealthJson, ...errorResponses(...PICTURE_FAILURES) },
   },
+  config: needs("nodes:read"),
 };
 
 /** EventStreamRequest.pending_window_s's largest value (an int32). */

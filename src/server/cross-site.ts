@@ -58,7 +58,8 @@ export function defaultAllowedHosts(listenHost: string): readonly string[] {
   return LOOPBACK_HOSTS.includes(own) ? LOOPBACK_HOSTS : [...LOOPBACK_HOSTS, own];
 }
 
-function isLoopback(host: string): boolean {
+/** Whether `host` names this machine's loopback interface only. */
+export function isLoopback(host: string): boolean {
   const name = host.toLowerCase();
   return name === "localhost" || name === "::1" || /^(::ffff:)?127\.\d+\.\d+\.\d+$/.test(name);
 }

@@ -59,13 +59,16 @@ export function serverOptions(limits: ServerLimits): LimitOptions {
  * handshake within the header timeout, and a connection with no stream open closed after the
  * idle timeout. applyHttp2Limits adds the deadlines of each stream.
  */
-export function secureServerOptions(limits: ServerLimits, tls: { readonly cert: Buffer; readonly key: Buffer }): SecureLimitOptions {
+export function secureServerOptions(limits: ServerLimits, tls: { readonly cert: Buffer; readonly key: Buffer; readonly clientCa?: Buffer | undefined }): SecureLimitOptions {
   return {
     http2: true,
     https: {
       allowHTTP1: true,
       cert: tls.cert,
       key: tls.key,
+      // A client certificate is required and verified in the handshake: a connection without
+      // one signed by these CAs never reaches HTTP.
+      ...(tls.clientCa === undefined ? {} : { ca: tls.clientCa, requestCert: true, rejectUnauthorized: true }),
       handshakeTimeout: limits.headerTimeoutMs,
       settings: { maxConcurrentStreams: limits.maxStreams, maxHeaderListSize: maxHeaderSize },
     },
@@ -79,6 +82,9 @@ interface SecureLimitOptions {
     readonly allowHTTP1: true;
     readonly cert: Buffer;
     readonly key: Buffer;
+    readonly ca?: Buffer;
+    readonly requestCert?: boolean;
+    readonly rejectUnauthorized?: boolean;
     readonly handshakeTimeout: number;
     readonly settings: { readonly maxConcurrentStreams: number; readonly maxHeaderListSize: number };
   };

@@ -48,6 +48,8 @@ export interface AccessLine {
   /** Bytes of the answer written to the connection, status line and headers included. */
   readonly bytes: number;
   readonly traceId?: string;
+  /** Who made the request, once authenticated (src/auth/principal.ts); absent without authentication. */
+  readonly principal?: string;
   /** Present (true) when the client went away before the answer was complete. */
   readonly aborted?: true;
 }
@@ -98,6 +100,7 @@ function lineOf(request: FastifyRequest, reply: FastifyReply, start: Start): Acc
     durationMs,
     bytes,
     ...(start.traceId === undefined ? {} : { traceId: start.traceId }),
+    ...(request.principal === null || request.principal.kind === "anonymous" ? {} : { principal: request.principal.id }),
     ...(reply.raw.writableFinished ? {} : { aborted: true as const }),
   };
 }

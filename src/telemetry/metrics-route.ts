@@ -10,12 +10,13 @@ import type { FastifyInstance } from "fastify";
 import { PROBLEM_CONTENT_TYPE, problem, toProblem } from "../http/problem.js";
 import { requestIdOf } from "../http/request-id.js";
 import type { GatewayMetrics } from "./metrics.js";
+import { needs } from "../auth/scopes.js";
 
 export const METRICS_PATH = "/metrics";
 
 /** GET (and HEAD) /metrics on `app`. */
 export function addMetricsRoute(app: FastifyInstance, metrics: GatewayMetrics): void {
-  app.get(METRICS_PATH, { schema: { hide: true } }, async (_request, reply) => {
+  app.get(METRICS_PATH, { schema: { hide: true }, config: needs("metrics:read") }, async (_request, reply) => {
     const { contentType, text } = await metrics.exposition();
     return reply.type(contentType).header("cache-control", "no-store").send(text);
   });

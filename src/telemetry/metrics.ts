@@ -52,6 +52,11 @@ export class GatewayMetrics {
     buckets: SIZE_BUCKETS,
     registers: [this.registry],
   });
+  readonly authKeysUnavailable = new Counter({
+    name: "gateway_auth_keys_unavailable_total",
+    help: "Requests answered 503 because the token issuer's signing keys could not be fetched",
+    registers: [this.registry],
+  });
   readonly grpcCalls = new Counter({
     name: "grpc_client_calls_total",
     help: "gRPC calls to the Manager ended, by service, method and status code",

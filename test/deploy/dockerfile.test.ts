@@ -153,7 +153,7 @@ describe("the gateway target, run as the image runs it", () => {
     const port = await freePort();
     // As `docker run -e`: the Manager, a port of this machine, and the narrowest list of names
     // the HEALTHCHECK works with (the Kubernetes ConfigMap's holds localhost too).
-    const env = imageEnv(GATEWAY, { PORT: String(port), MANAGER_ADDRESS: manager.address, ALLOWED_HOSTS: "localhost" });
+    const env = imageEnv(GATEWAY, { PORT: String(port), MANAGER_ADDRESS: manager.address, ALLOWED_HOSTS: "localhost", AUTH: "none" });
     const app = resolve(folder);
     const argv = [...GATEWAY.entrypoint, ...GATEWAY.cmd].map((arg, index) => (index === 0 ? process.execPath : arg.replace(/^\/app\//, `${app}/`)));
     expect(GATEWAY.workdir).toBe("/app");

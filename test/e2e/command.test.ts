@@ -55,6 +55,26 @@ describe("norsk-manager-gateway command", () => {
     expect(lines[0]).toContain(name);
   });
 
+  it("refuses to serve a non-loopback --host without authentication: exit 2, one line naming --auth-issuer, --api-keys and --auth none", async () => {
+    const { code, stderr, stdout } = await exitOf(["--host", "0.0.0.0", "--port", "0"]);
+    expect(code).toBe(2);
+    expect(stdout).toBe("");
+    const lines = stderr.trimEnd().split("\n");
+    expect(lines).toHaveLength(1);
+    for (const named of ["--host 0.0.0.0", "--auth-issuer", "--api-keys", "--auth none"]) expect(lines[0]).toContain(named);
+  });
+
+  it("serves a non-loopback --host with --auth none", async () => {
+    const gateway = await startCommand(["--host", "0.0.0.0", "--auth", "none"]);
+    try {
+      const port = new URL(gateway.url).port;
+      const response = await fetch(`http://127.0.0.1:${port}/v1/jobs`);
+      expect(response.status).toBe(200);
+    } finally {
+      await gateway.stop();
+    }
+  });
+
   it("logs one start-up line with the version, commit and Node version, the URL, the Manager and the docs", async () => {
     const gateway = await startCommand();
     try {

@@ -37,13 +37,15 @@ const PACKAGES: Readonly<Record<PackageName, readonly PackageName[]>> = {
  */
 const LAYERS: Readonly<Record<string, readonly string[] | "anything">> = {
   [TOP]: "anything",
-  "src/routes": ["src/http", "src/operations", "src/json", "contract/grpc", "src/sse", "src/telemetry", "schemas", "contract/gen"],
+  "src/routes": ["src/http", "src/operations", "src/json", "contract/grpc", "src/sse", "src/telemetry", "schemas", "contract/gen", "src/auth"],
   "src/operations": ["src/http", "src/json", "contract/grpc", "contract/lexical", "schemas", "contract/gen"],
   "src/sse": ["src/http", "src/json", "contract/grpc", "schemas"],
   "src/server": ["src/http"],
+  // Who may call what: the scopes routes declare, and the credentials checked against them.
+  "src/auth": ["src/http"],
   // Logs, metrics and traces: they observe requests and calls, and are wired in at the top.
-  "src/telemetry": ["src/http", "contract/grpc", "src/sse"],
-  "src/openapi": ["schemas", "src/http", "src/json"],
+  "src/telemetry": ["src/http", "contract/grpc", "src/sse", "src/auth"],
+  "src/openapi": ["schemas", "src/http", "src/json", "src/auth"],
   "src/http": ["contract/grpc", "src/json", "contract/lexical", "schemas"],
   "src/json": ["schemas", "contract/lexical", "contract/gen"],
   "schemas": ["contract/lexical"],

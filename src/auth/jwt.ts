@@ -1,0 +1,137 @@
+// Bearer JWT access tokens (RFC 9068), verified with jose: the signature with the issuer's keys
+// (discovered from --auth-issuer's /.well-known/openid-configuration, or named by --auth-jwks-url),
+// only with an asymmetric algorithm of ALGORITHMS, then iss, aud, exp and nbf with a clock skew.
+// The keys are cached and fetched again when a token names a key id the cache lacks, at most once
+// per KEY_COOLDOWN_MS (jose's createRemoteJWKSet), so the issuer may rotate its keys while the
+// gateway runs. A token that fails any check is the client's fault (TokenRefused, a 401); keys
+// that cannot be fetched are not (KeysUnavailable, a 503).
+import { createRemoteJWKSet, errors, jwtVerify } from "jose";
+import type { JWTPayload } from "jose";
+
+/** The only algorithms accepted: asymmetric ones, so a public key can never serve as an HMAC secret. */
+export const ALGORITHMS = ["RS256", "PS256", "ES256", "EdDSA"] as const;
+
+/** The longest token verified, in characters; a longer one is refused unread. */
+export const MAX_TOKEN_LENGTH = 8_192;
+
+/** How soon after a fetch of the keys an unknown key id may fetch them again. */
+export const KEY_COOLDOWN_MS = 5_000;
+
+/** How long a fetch of the discovery document or the keys may take. */
+const FETCH_TIMEOUT_MS = 5_000;
+
+export interface JwtOptions {
+  /** The issuer: the tokens' `iss`, and where the keys are discovered unless jwksUrl is given. */
+  readonly issuer: string;
+  /** The tokens' `aud` must include it. */
+  readonly audience: string;
+  /** The issuer's JWK Set. Default: the discovery document's jwks_uri. */
+  readonly jwksUrl?: string | undefined;
+  /** Leeway of exp and nbf, in seconds. */
+  readonly clockSkewS: number;
+  /** The claim holding the scopes. Default: `scope` (space-separated), else `scp` (an array). */
+  readonly scopeClaim?: string | undefined;
+}
+
+/** What a verified token says. */
+export interface VerifiedToken {
+  /** `sub`, else `client_id`. */
+  readonly subject: string;
+  readonly scopes: ReadonlySet<string>;
+}
+
+/** The token is not one this gateway accepts; `reason` is for the debug log, never for the client. */
+export class TokenRefused extends Error {
+  override readonly name = "TokenRefused";
+}
+
+/** The issuer's keys (or its discovery document) cannot be fetched; `reason` for the log. */
+export class KeysUnavailable extends Error {
+  override readonly name = "KeysUnavailable";
+}
+
+/** Failures that say the token is wrong; any other failure of verification is the issuer's keys'. */
+const TOKEN_FAULTS: ReadonlySet<string> = new Set([
+  errors.JOSEAlgNotAllowed.code,
+  errors.JOSENotSupported.code,
+  errors.JWSInvalid.code,
+  errors.JWTInvalid.code,
+  errors.JWSSignatureVerificationFailed.code,
+  errors.JWTExpired.code,
+  errors.JWTClaimValidationFailed.code,
+  errors.JWKSNoMatchingKey.code,
+  errors.JWKSMultipleMatchingKeys.code,
+  errors.JWKInvalid.code,
+]);
+
+type KeySet = ReturnType<typeof createRemoteJWKSet>;
+
+export class JwtVerifier {
+  private keySet: Promise<KeySet> | undefined;
+
+  constructor(private readonly options: JwtOptions) {}
+
+  /** The token's subject and scopes; throws TokenRefused or KeysUnavailable. */
+  async verify(token: string): Promise<VerifiedToken> {
+    if (token.length > MAX_TOKEN_LENGTH) throw new TokenRefused(`the token is longer than ${String(MAX_TOKEN_LENGTH)} characters`);
+    const keys = await this.keys();
+    let payload: JWTPayload;
+    try {
+      ({ payload } = await jwtVerify(token, keys, {
+        issuer: this.options.issuer,
+        audience: this.options.audience,
+        algorithms: [...ALGORITHMS],
+        clockTolerance: this.options.clockSkewS,
+        requiredClaims: ["exp"],
+      }));
+    } catch (error) {
+      if (error instanceof errors.JOSEError && TOKEN_FAULTS.has(error.code)) throw new TokenRefused(`${error.code}: ${error.message}`);
+      throw new KeysUnavailable(describe(error));
+    }
+    const subject = typeof payload.sub === "string" ? payload.sub : typeof payload.client_id === "string" ? payload.client_id : undefined;
+    if (subject === undefined || subject === "") throw new TokenRefused("the token has neither sub nor client_id");
+    return { subject, scopes: scopesOf(payload, this.options.scopeClaim) };
+  }
+
+  /** The key set, once its URL is known; a failed discovery is tried again by the next request. */
+  private keys(): Promise<KeySet> {
+    this.keySet ??= this.jwksUrl().then(
+      (url) => createRemoteJWKSet(url, { cooldownDuration: KEY_COOLDOWN_MS, timeoutDuration: FETCH_TIMEOUT_MS }),
+      (error: unknown) => {
+        this.keySet = undefined;
+        throw new KeysUnavailable(describe(error));
+      },
+    );
+    return this.keySet;
+  }
+
+  /** --auth-jwks-url, or the jwks_uri of the issuer's discovery document (OpenID Connect Discovery 1.0, §4). */
+  private async jwksUrl(): Promise<URL> {
+    if (this.options.jwksUrl !== undefined) return new URL(this.options.jwksUrl);
+    const { issuer } = this.options;
+    const discovery = `${issuer.replace(/\/$/, "")}/.well-known/openid-configuration`;
+    const response = await fetch(discovery, { signal: AbortSignal.timeout(FETCH_TIMEOUT_MS), headers: { accept: "application/json" } });
+    if (!response.ok) throw new Error(`${discovery} answered ${String(response.status)}`);
+    const document: unknown = await response.json();
+    if (typeof document !== "object" || document === null) throw new Error(`${discovery} is not a JSON object`);
+    const { issuer: named, jwks_uri: jwksUri } = document as { issuer?: unknown; jwks_uri?: unknown };
+    // §4.3: the document must name the issuer it was fetched for.
+    if (named !== issuer) throw new Error(`${discovery} names the issuer ${JSON.stringify(named)}, not ${JSON.stringify(issuer)}`);
+    if (typeof jwksUri !== "string" || !/^https?:\/\//.test(jwksUri)) throw new Error(`${discovery} has no http(s) jwks_uri`);
+    return new URL(jwksUri);
+  }
+}
+
+/** The scopes a token carries: the named claim, else `scope` (space-separated), else `scp`; a string or an array of strings. */
+function scopesOf(payload: JWTPayload, claim: string | undefined): ReadonlySet<string> {
+  const value = claim === undefined ? (payload.scope ?? payload.scp) : payload[claim];
+  if (typeof value === "string") return new Set(value.split(" ").filter((scope) => scope !== ""));
+  if (Array.isArray(value)) return new Set(value.filter((scope): scope is string => typeof scope === "string"));
+  return new Set();
+}
+
+function describe(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const cause = error.cause instanceof Error ? ` (${error.cause.message})` : "";
+  return `${error.message}${cause}`;
+}

@@ -1,0 +1,23 @@
+// Who a request comes from, once src/auth/access.ts has checked its credentials: set on the
+// request (request.principal) for the access log and for later readers (audit, metadata).
+
+/** How the principal proved who it is. */
+export type PrincipalKind = "jwt" | "api-key" | "certificate" | "anonymous";
+
+export interface Principal {
+  /** The JWT's `sub` (else its `client_id`), the API key's name, or the client certificate's subject. */
+  readonly id: string;
+  readonly kind: PrincipalKind;
+  /** The scopes the credential carries (src/auth/scopes.ts); every scope for "anonymous". */
+  readonly scopes: ReadonlySet<string>;
+}
+
+declare module "fastify" {
+  interface FastifyRequest {
+    /**
+     * Who made the request: null until the access hook has run, and on an open route (or with
+     * no authentication configured: "anonymous").
+     */
+    principal: Principal | null;
+  }
+}

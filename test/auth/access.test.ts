@@ -1,0 +1,259 @@
+// Who may do what, against a real OpenID provider (test/helpers/oidc-issuer.ts) and a real
+// reference Manager: tokens it issues are taken for their scopes; every forged or stale token,
+// a key one byte off and a token in the query string are refused before the Manager is called;
+// a refused write leaves the Manager's jobs as they were; the issuer's keys rotate while the
+// gateway runs; an issuer that is down is a 503, then the gateway recovers.
+import { KeyObject, createHash } from "node:crypto";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { SignJWT } from "jose";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ApiKeys } from "../../src/auth/api-keys.js";
+import { JwtVerifier, KEY_COOLDOWN_MS } from "../../src/auth/jwt.js";
+import { OPEN_ACCESS } from "../../src/auth/scopes.js";
+import { GatewayMetrics } from "../../src/telemetry/metrics.js";
+import type { ManagerClient } from "../../src/operations/job-access.js";
+import { JSON_HEADERS, START, startTestGateway } from "../helpers/gateway.js";
+import type { TestGateway } from "../helpers/gateway.js";
+import { AUDIENCE, CLIENT_ID, signingKey, startIssuer } from "../helpers/oidc-issuer.js";
+import type { Issuer, SigningKey } from "../helpers/oidc-issuer.js";
+
+const CHALLENGE = 'Bearer realm="norsk-manager-gateway", error="invalid_token"';
+const READER_KEY = "k-reader-8f2a61c4d0e94b7a";
+const ADMIN_KEY = "k-admin-5b19e07f3c2d48a6";
+
+function sha256(text: string): string {
+  return createHash("sha256").update(text).digest("hex");
+}
+
+function base64url(value: object): string {
+  return Buffer.from(JSON.stringify(value)).toString("base64url");
+}
+
+/** Claims a token of the provider would carry, `overrides` applied. */
+function claims(issuer: Issuer, overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  const now = Math.floor(Date.now() / 1000);
+  return { iss: issuer.url, aud: AUDIENCE, sub: CLIENT_ID, client_id: CLIENT_ID, scope: "jobs:read jobs:write", iat: now, exp: now + 300, ...overrides };
+}
+
+/** A token signed with `key` (RS256) as the provider would, but with the claims the test chooses. */
+function forged(key: SigningKey, body: Record<string, unknown>): Promise<string> {
+  return new SignJWT(body).setProtectedHeader({ alg: "RS256", kid: key.kid, typ: "at+jwt" }).sign(key.privateKey);
+}
+
+const JOB = { jobId: "refused-1", startDateTime: START, services: [] };
+
+describe("authentication and scopes against a real OpenID provider", () => {
+  let issuer: Issuer;
+  let first: SigningKey;
+  let keysDir: string;
+  let gateway: TestGateway;
+  /** The Manager calls the gateway made, by method. */
+  const calls: string[] = [];
+
+  beforeAll(async () => {
+    first = await signingKey("key-1");
+    issuer = await startIssuer([first]);
+    keysDir = await mkdtemp(join(tmpdir(), "gateway-keys-"));
+    const file = join(keysDir, "api-keys.json");
+    await writeFile(file, JSON.stringify([
+      { name: "reader", sha256: sha256(READER_KEY), scopes: ["jobs:read"] },
+      { name: "admin", sha256: sha256(ADMIN_KEY), scopes: ["jobs:read", "jobs:write", "metrics:read"] },
+    ]));
+    const jwt = new JwtVerifier({ issuer: issuer.url, audience: AUDIENCE, clockSkewS: 30 });
+    gateway = await startTestGateway({
+      access: { jwt, apiKeys: new ApiKeys(file) },
+      metrics: new GatewayMetrics(),
+      hook: (real) => counted(real, calls),
+    });
+  });
+
+  afterAll(async () => {
+    await gateway.close();
+    await issuer.close();
+    await rm(keysDir, { recursive: true, force: true });
+  });
+
+  async function get(path: string, headers: Record<string, string> = {}) {
+    return gateway.app.inject({ method: "GET", url: path, headers });
+  }
+
+  it("answers a token the provider issued for jobs:read, and reads the jobs", async () => {
+    const token = await issuer.token("jobs:read");
+    const response = await get("/v1/jobs", { authorization: `Bearer ${token}` });
+    expect(response.statusCode).toBe(200);
+  });
+
+  it("refuses a request without credentials with 401, the Bearer challenge and a problem, before any Manager call", async () => {
+    calls.length = 0;
+    const response = await get("/v1/jobs");
+    expect(response.statusCode).toBe(401);
+    expect(response.headers["www-authenticate"]).toBe(CHALLENGE);
+    expect(response.headers["content-type"]).toMatch(/^application\/problem\+json/);
+    expect(response.json()).toMatchObject({ status: 401, code: "UNAUTHENTICATED", detail: "the request has no valid credentials" });
+    expect(calls).toEqual([]);
+  });
+
+  it("refuses a write with a read-only token with 403 naming jobs:write, and the Manager's jobs stay as they were", async () => {
+    const before = await gateway.jobs();
+    calls.length = 0;
+    const token = await issuer.token("jobs:read");
+    const response = await gateway.app.inject({ method: "POST", url: "/v1/jobs", headers: { ...JSON_HEADERS, authorization: `Bearer ${token}` }, payload: JOB });
+    expect(response.statusCode).toBe(403);
+    expect(response.headers["www-authenticate"]).toBe('Bearer realm="norsk-manager-gateway", error="insufficient_scope", scope="jobs:write"');
+    expect(response.json()).toMatchObject({ status: 403, code: "PERMISSION_DENIED" });
+    expect(calls).toEqual([]);
+    expect(await gateway.jobs()).toEqual(before);
+  });
+
+  it("lets a token with jobs:write create the job the read-only one could not", async () => {
+    const token = await issuer.token("jobs:read jobs:write");
+    const response = await gateway.app.inject({ method: "POST", url: "/v1/jobs", headers: { ...JSON_HEADERS, authorization: `Bearer ${token}` }, payload: JOB });
+    expect(response.statusCode).toBe(201);
+    expect((await get(`/v1/jobs/${JOB.jobId}`, { authorization: `Bearer ${token}` })).statusCode).toBe(200);
+  });
+
+  describe("refuses each forged or stale token with the same 401, before any Manager call", () => {
+    const attacks: [string, () => Promise<string>][] = [
+      ["alg none", () => Promise.resolve(`${base64url({ alg: "none", typ: "at+jwt" })}.${base64url(claims(issuer))}.`)],
+      ["HS256 signed with the issuer's RSA public key as the secret", async () => {
+        const pem = KeyObject.from(first.publicKey).export({ type: "spki", format: "pem" });
+        return new SignJWT(claims(issuer)).setProtectedHeader({ alg: "HS256", kid: first.kid }).sign(new TextEncoder().encode(String(pem)));
+      }],
+      ["expired (past the clock skew)", () => forged(first, claims(issuer, { iat: Math.floor(Date.now() / 1000) - 600, exp: Math.floor(Date.now() / 1000) - 60 }))],
+      ["not yet valid (past the clock skew)", () => forged(first, claims(issuer, { nbf: Math.floor(Date.now() / 1000) + 120 }))],
+      ["of another issuer", () => forged(first, claims(issuer, { iss: "https://elsewhere.example" }))],
+      ["for another audience", () => forged(first, claims(issuer, { aud: "https://other.example/api" }))],
+      ["signed with a key the issuer never published (unknown kid)", async () => forged(await signingKey("stranger"), claims(issuer))],
+      ["of 12 KB (longer than any token verified)", () => forged(first, claims(issuer, { padding: "x".repeat(12_000) }))],
+    ];
+    it.each(attacks)("%s", async (_name, make) => {
+      const token = await make();
+      calls.length = 0;
+      const response = await get("/v1/jobs", { authorization: `Bearer ${token}` });
+      expect(response.statusCode).toBe(401);
+      expect(response.headers["www-authenticate"]).toBe(CHALLENGE);
+      const { requestId: _id, ...body } = response.json<Record<string, unknown>>();
+      expect(body).toEqual({ type: "about:blank", title: "Unauthorized", status: 401, detail: "the request has no valid credentials", instance: "/v1/jobs", code: "UNAUTHENTICATED" });
+      expect(calls).toEqual([]);
+    });
+  });
+
+  it("refuses a 16 KB token without verifying it or calling the Manager", async () => {
+    const token = await forged(first, claims(issuer, { padding: "x".repeat(16_384) }));
+    calls.length = 0;
+    const response = await get("/v1/jobs", { authorization: `Bearer ${token}` });
+    expect([401, 431]).toContain(response.statusCode);
+    expect(calls).toEqual([]);
+  });
+
+  it("accepts a token it forged itself with the issuer's own key, so the refusals above are each for their one fault", async () => {
+    const response = await get("/v1/jobs", { authorization: `Bearer ${await forged(first, claims(issuer))}` });
+    expect(response.statusCode).toBe(200);
+  });
+
+  it("refuses a token in the query string with a 400 naming access_token, never using it", async () => {
+    const token = await issuer.token("jobs:read");
+    calls.length = 0;
+    const response = await get(`/v1/jobs?access_token=${token}`);
+    expect(response.statusCode).toBe(400);
+    expect(response.json()).toMatchObject({ errors: [{ parameter: "access_token" }] });
+    expect(calls).toEqual([]);
+  });
+
+  it("takes an API key for its entry's scopes, and refuses the key one byte off with the same 401", async () => {
+    expect((await get("/v1/jobs", { "x-api-key": READER_KEY })).statusCode).toBe(200);
+    const offByOne = `${READER_KEY.slice(0, -1)}${READER_KEY.endsWith("a") ? "b" : "a"}`;
+    calls.length = 0;
+    const refused = await get("/v1/jobs", { "x-api-key": offByOne });
+    expect(refused.statusCode).toBe(401);
+    expect(refused.headers["www-authenticate"]).toBe(CHALLENGE);
+    expect(refused.json()).toMatchObject({ detail: "the request has no valid credentials" });
+    expect(calls).toEqual([]);
+    const write = await gateway.app.inject({ method: "DELETE", url: "/v1/jobs/refused-1", headers: { "x-api-key": READER_KEY } });
+    expect(write.statusCode).toBe(403);
+  });
+
+  it("refuses a request that sends both a bearer token and an API key", async () => {
+    const token = await issuer.token("jobs:read");
+    const response = await get("/v1/jobs", { authorization: `Bearer ${token}`, "x-api-key": ADMIN_KEY });
+    expect(response.statusCode).toBe(401);
+  });
+
+  it("keeps the probes and the document open, and asks metrics:read for /metrics on the API port", async () => {
+    expect((await get("/healthz")).statusCode).toBe(200);
+    expect((await get("/openapi.json")).statusCode).toBe(200);
+    expect((await get("/docs")).statusCode).toBeLessThan(400);
+    expect((await get("/metrics")).statusCode).toBe(401);
+    expect((await get("/metrics", { "x-api-key": READER_KEY })).statusCode).toBe(403);
+    expect((await get("/metrics", { "x-api-key": ADMIN_KEY })).statusCode).toBe(200);
+  });
+
+  it("follows the issuer's key rotation while it runs: a token of the new key is verified, and one of the old key still is", async () => {
+    const old = await issuer.token("jobs:read");
+    const second = await signingKey("key-2");
+    await issuer.rotate([second, first]);
+    const fresh = await issuer.token("jobs:read");
+    expect(JSON.parse(Buffer.from(fresh.split(".")[0] ?? "", "base64url").toString()) as unknown).toMatchObject({ kid: "key-2" });
+    // The keys may be fetched again at most once per cooldown: wait one out.
+    await sleep(KEY_COOLDOWN_MS);
+    expect((await get("/v1/jobs", { authorization: `Bearer ${fresh}` })).statusCode).toBe(200);
+    expect((await get("/v1/jobs", { authorization: `Bearer ${old}` })).statusCode).toBe(200);
+  });
+});
+
+describe("an issuer that cannot be reached", () => {
+  it("answers 503 with Retry-After (not 401), counts it, then recovers once the issuer is back", async () => {
+    const key = await signingKey("down-1");
+    const issuer = await startIssuer([key]);
+    const token = await issuer.token("jobs:read");
+    await issuer.stop();
+    const metrics = new GatewayMetrics();
+    const gateway = await startTestGateway({ access: { jwt: new JwtVerifier({ issuer: issuer.url, audience: AUDIENCE, clockSkewS: 30 }) }, metrics });
+    try {
+      const down = await gateway.app.inject({ method: "GET", url: "/v1/jobs", headers: { authorization: `Bearer ${token}` } });
+      expect(down.statusCode).toBe(503);
+      expect(down.headers["retry-after"]).toBe("5");
+      expect(down.headers["www-authenticate"]).toBeUndefined();
+      expect(down.json()).toMatchObject({ code: "UNAVAILABLE", detail: "the token issuer's signing keys cannot be fetched; try again after the Retry-After delay" });
+      expect(await metrics.registry.getSingleMetricAsString("gateway_auth_keys_unavailable_total")).toMatch(/gateway_auth_keys_unavailable_total 1\b/);
+      await issuer.start();
+      const back = await gateway.app.inject({ method: "GET", url: "/v1/jobs", headers: { authorization: `Bearer ${token}` } });
+      expect(back.statusCode).toBe(200);
+    } finally {
+      await gateway.close();
+      await issuer.close();
+    }
+  });
+});
+
+describe("the declaration of each route's access", () => {
+  it("stops an app whose route declares neither a scope nor that it is open, naming the route", async () => {
+    const gateway = await startTestGateway({
+      beforeListen: (app) => {
+        app.get("/v1/undeclared", () => "");
+        app.get("/v1/declared-open", { config: OPEN_ACCESS }, () => "");
+      },
+    });
+    try {
+      await expect(gateway.app.ready()).rejects.toThrow(/GET \/v1\/undeclared declares no access/);
+    } finally {
+      await gateway.close().catch(() => undefined);
+    }
+  });
+});
+
+/** `real`, with each unary call recorded in `calls` by its method's name. */
+function counted(real: ManagerClient, calls: string[]): Partial<ManagerClient> {
+  const wrapped: Record<string, unknown> = {};
+  for (const [name, method] of Object.entries(real)) {
+    if (typeof method !== "function") continue;
+    wrapped[name] = (...args: unknown[]): unknown => {
+      calls.push(name);
+      return (method as (...a: unknown[]) => unknown).apply(real, args);
+    };
+  }
+  return wrapped;
+}

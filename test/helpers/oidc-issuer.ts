@@ -1,0 +1,133 @@
+// A real OpenID provider (npm oidc-provider, a certified implementation) on loopback, issuing
+// RFC 9068 JWT access tokens by client credentials for one resource (the gateway's audience),
+// with signing keys the test may rotate or take down while a gateway relies on it. The test
+// keeps the private keys, to forge tokens the provider would never issue.
+import { createServer } from "node:http";
+import type { Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { exportJWK, generateKeyPair } from "jose";
+import type { JWK, CryptoKey } from "jose";
+import Provider from "oidc-provider";
+
+export const AUDIENCE = "https://gateway.test/api";
+export const CLIENT_ID = "ci-pipeline";
+const CLIENT_SECRET = "a-client-secret-long-enough-for-the-provider";
+
+/** Every scope the provider may grant. */
+const GRANTABLE = "jobs:read jobs:write nodes:read nodes:write events:read metrics:read";
+
+export interface SigningKey {
+  readonly kid: string;
+  readonly privateKey: CryptoKey;
+  readonly publicKey: CryptoKey;
+  readonly privateJwk: JWK;
+  readonly publicJwk: JWK;
+}
+
+/** A new RS256 key pair named `kid`. */
+export async function signingKey(kid: string): Promise<SigningKey> {
+  const { privateKey, publicKey } = await generateKeyPair("RS256", { extractable: true });
+  const privateJwk = { ...(await exportJWK(privateKey)), kid, alg: "RS256", use: "sig" };
+  const publicJwk = { ...(await exportJWK(publicKey)), kid, alg: "RS256", use: "sig" };
+  return { kid, privateKey, publicKey, privateJwk, publicJwk };
+}
+
+export interface Issuer {
+  /** The issuer identifier: http://127.0.0.1:<port> */
+  readonly url: string;
+  /** The key tokens are signed with now. */
+  readonly current: SigningKey;
+  /** An access token with `scope` (space-separated), issued by client credentials. */
+  token(scope: string): Promise<string>;
+  /** Serves again on the same port with `keys` (the first signs; the others stay published). */
+  rotate(keys: readonly SigningKey[]): Promise<void>;
+  /** Stops answering (the port is closed); start() answers again with the same keys. */
+  stop(): Promise<void>;
+  start(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function startIssuer(initial: readonly SigningKey[]): Promise<Issuer> {
+  let keys = initial;
+  let server: Server = createServer();
+  await listen(server, 0);
+  const port = (server.address() as AddressInfo).port;
+  const url = `http://127.0.0.1:${String(port)}`;
+  const serve = (): void => {
+    const handle = providerOf(url, keys).callback();
+    server.on("request", (request, response) => { void handle(request, response); });
+  };
+  serve();
+  const stop = () => close(server);
+  const start = async () => {
+    server = createServer();
+    serve();
+    await listen(server, port);
+  };
+  return {
+    url,
+    get current() {
+      const [first] = keys;
+      if (first === undefined) throw new Error("no keys");
+      return first;
+    },
+    token: async (scope) => {
+      // A connection this process kept alive to the provider's previous server is closed: a new one is made.
+      const post = () => fetch(`${url}/token`, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded", authorization: `Basic ${Buffer.from(`${CLIENT_ID}:${CLIENT_SECRET}`).toString("base64")}` },
+        body: new URLSearchParams({ grant_type: "client_credentials", scope, resource: AUDIENCE }).toString(),
+      });
+      const response = await post().catch(post);
+      const body = (await response.json()) as { access_token?: string; error?: string; error_description?: string };
+      if (body.access_token === undefined) throw new Error(`the provider issued no token: ${JSON.stringify(body)}`);
+      return body.access_token;
+    },
+    rotate: async (next) => {
+      await stop();
+      keys = next;
+      await start();
+    },
+    stop,
+    start,
+    close: stop,
+  };
+}
+
+function providerOf(issuer: string, keys: readonly SigningKey[]): Provider {
+  return new Provider(issuer, {
+    clients: [{ client_id: CLIENT_ID, client_secret: CLIENT_SECRET, grant_types: ["client_credentials"], redirect_uris: [], response_types: [], scope: GRANTABLE }],
+    jwks: { keys: keys.map((key) => key.privateJwk) },
+    scopes: GRANTABLE.split(" "),
+    features: {
+      devInteractions: { enabled: false },
+      clientCredentials: { enabled: true },
+      resourceIndicators: {
+        enabled: true,
+        defaultResource: () => AUDIENCE,
+        useGrantedResource: () => true,
+        getResourceServerInfo: (_ctx, resource) => {
+          if (resource !== AUDIENCE) throw new Error(`unknown resource ${resource}`);
+          return { scope: GRANTABLE, audience: AUDIENCE, accessTokenFormat: "jwt", accessTokenTTL: 300, jwt: { sign: { alg: "RS256" } } };
+        },
+      },
+    },
+  });
+}
+
+function listen(server: Server, port: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, "127.0.0.1", () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+}
+
+function close(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.close(() => { resolve(); });
+    server.closeAllConnections();
+  });
+}
