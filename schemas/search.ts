@@ -129,7 +129,7 @@ export function filterOfMessage(message: string): { readonly parameter: SearchFi
 function filterParameter(filter: SearchFilter) {
   const options = { description: `${filter.description} Repeatable.`, examples: [[filter.example]] };
   if (filter.value === "start") return Type.Optional(Type.Array(Timestamp, options));
-  if (filter.value === "state") return Type.Optional(Type.Array(Type.Unsafe<string>({ type: "string", enum: [...JOB_STATE_NAMES] }), options));
+  if (filter.value === "state") return Type.Optional(Type.Array(Type.Unsafe<string>(Type.String({ enum: [...JOB_STATE_NAMES] })), options));
   return Type.Optional(Type.Array(Type.String(), options));
 }
 

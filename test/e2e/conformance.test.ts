@@ -15,13 +15,18 @@
 // Not judged: NDJSON bodies (Accept: application/x-ndjson), which Prism reads as one string
 // against the schema of a line; the walk asks for JSON and SSE instead. An SSE body is
 // judged as what the document says it is, a string.
+import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { Metadata, status as Status } from "@grpc/grpc-js";
 import { parse as parseYaml } from "yaml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { create } from "@bufbuild/protobuf";
 import { WireType } from "@bufbuild/protobuf/wire";
 import { Manager } from "norsk-manager-contract/gen/norsk/api/manager_pb.js";
+import { ApiKeys } from "../../src/auth/api-keys.js";
 import { DELETING_TAG } from "../../src/operations/job-delete.js";
 import { ConformanceJudge } from "../helpers/conformance.js";
 import type { ConformanceRequest, Judged } from "../helpers/conformance.js";
@@ -221,22 +226,48 @@ describe("HTTP semantics", () => {
     const METHODS = ["get", "put", "post", "delete", "patch"];
     const answers: string[] = [];
     const expected: string[] = [];
-    for (const [template, item] of Object.entries(document.paths)) {
-      const documented = METHODS.filter((method) => method in item);
+    for (const [template] of Object.entries(document.paths)) {
       const path = template.replace(/\{[^}]+\}/g, "x");
-      const other = METHODS.find((method) => !documented.includes(method));
-      if (other === undefined) continue;
-      const response = await fetch(`${stubUrl}${path}`, { method: other.toUpperCase() });
-      const body = (await response.json()) as { status?: number; title?: string };
-      answers.push(`${other.toUpperCase()} ${template}: ${String(response.status)} ${String(body.status)} ${String(body.title)} Allow: ${String(response.headers.get("allow"))}`);
       // Every documented path the concrete one matches: DELETE /v1/nodes/{nodeId} serves /v1/nodes/aws too.
       const served = Object.entries(document.paths)
         .filter(([other]) => new RegExp(`^${other.replace(/\{[^}]+\}/g, "[^/]+")}$`).test(path))
         .flatMap(([, otherItem]) => METHODS.filter((method) => method in otherItem));
+      const other = METHODS.find((method) => !served.includes(method));
+      if (other === undefined) continue;
+      const response = await fetch(`${stubUrl}${path}`, { method: other.toUpperCase() });
+      const body = (await response.json()) as { status?: number; title?: string };
+      answers.push(`${other.toUpperCase()} ${template}: ${String(response.status)} ${String(body.status)} ${String(body.title)} Allow: ${String(response.headers.get("allow"))}`);
       const allow = ["get", "post", "put", "patch", "delete"].filter((method) => served.includes(method)).flatMap((method) => (method === "get" ? ["GET", "HEAD"] : [method.toUpperCase()]));
       expected.push(`${other.toUpperCase()} ${template}: 405 405 Method Not Allowed Allow: ${allow.join(", ")}`);
     }
     expect(answers).toEqual(expected);
+  });
+});
+
+describe("with access control", () => {
+  /** A key that authenticates but carries no scope. */
+  const NO_SCOPE_KEY = "conformance-key-without-scopes";
+  let guarded: StubGateway;
+  let guardedUrl: string;
+  let keysDir: string;
+
+  beforeAll(async () => {
+    keysDir = await mkdtemp(join(tmpdir(), "conformance-keys-"));
+    const file = join(keysDir, "api-keys.json");
+    await writeFile(file, JSON.stringify([{ name: "nothing", sha256: createHash("sha256").update(NO_SCOPE_KEY).digest("hex"), scopes: [] }]));
+    guarded = await stubGateway({}, { access: { apiKeys: new ApiKeys(file) } });
+    guardedUrl = await guarded.app.listen({ port: 0, host: "127.0.0.1" });
+  });
+
+  afterAll(async () => {
+    await guarded.close();
+    await rm(keysDir, { recursive: true, force: true });
+  });
+
+  it.each(Object.keys(VALID).filter((op) => op !== "getReadiness"))("%s: 401 without credentials, 403 with a key that lacks the operation's scope", async (op) => {
+    const request = VALID[op] ?? { method: "get", path: "/" };
+    await expectConforming(op, guardedUrl, request, 401);
+    await expectConforming(op, guardedUrl, { ...request, headers: { ...request.headers, "x-api-key": NO_SCOPE_KEY } }, 403);
   });
 });
 

@@ -11,6 +11,7 @@ import { launchChromium, skipWithoutChromium } from "../helpers/browser.js";
 import type { Browser } from "../helpers/browser.js";
 import { startListeningGateway } from "../helpers/listening-gateway.js";
 import type { ListeningGateway } from "../helpers/listening-gateway.js";
+import { OPEN_ACCESS } from "../../src/auth/scopes.js";
 
 
 const PAGE = `<!doctype html>
@@ -33,7 +34,7 @@ describe.skipIf(skipWithoutChromium("the EventSource browser test"))("a browser'
   beforeAll(async () => {
     gw = await startListeningGateway({
       beforeListen: (app) => {
-        app.get("/__test__/events.html", (_request, reply) => reply.type("text/html; charset=utf-8").send(PAGE));
+        app.get("/__test__/events.html", { config: OPEN_ACCESS }, (_request, reply) => reply.type("text/html; charset=utf-8").send(PAGE));
       },
     });
     browser = await launchChromium();

@@ -89,7 +89,9 @@ describe("the stream on the wire", () => {
     expect(frames[0]).toBe('id: 1\nevent: initialDataComplete\ndata: {"health":[]}');
     const events = frames.slice(1, -1);
     expect(events.length).toBeGreaterThanOrEqual(1);
-    expect(events.length).toBeLessThan(created);
+    // Whether the event that put it over the limit is among them depends on whether it had been
+    // handed to the response before the judgement; none past it is.
+    expect(events.length).toBeLessThanOrEqual(created);
     events.forEach((frame, i) => {
       expect(frame.startsWith(`id: ${i + 2}\nevent: jobUpdated\ndata: {`)).toBe(true);
       expect(frame.endsWith("}")).toBe(true);

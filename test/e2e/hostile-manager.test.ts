@@ -175,7 +175,8 @@ describe.each(CAUSES)("the Manager answers with %s", (_name, message, cause) => 
     expect(stream.response.statusCode).toBe(200);
     await eventually(() => stream.state.ended, "the end of the stream");
     const frames = stream.state.text.trimEnd().split("\n\n");
-    expect(frames[0]).toMatch(/^id: 1\nevent: initialDataComplete\n/);
+    expect(frames[0]).toMatch(/^retry: \d+$/);
+    expect(frames[1]).toMatch(/^id: 1\nevent: initialDataComplete\n/);
     const last = frames.at(-1) ?? "";
     expect(last.startsWith("event: error\ndata: ")).toBe(true);
     expect(JSON.parse(last.slice("event: error\ndata: ".length))).toMatchObject(GENERIC_502);
@@ -204,7 +205,7 @@ describe("values this build does not know", () => {
     answers.set("CreateStatusChannel", { messages: [Buffer.from([0x9a, 0x06, 0x01, 0x41]), hello] });
     const stream = await openStream(`${url}/v1/status`);
     await eventually(() => stream.state.ended, "the end of the stream");
-    expect(stream.state.text).toMatch(/^id: 1\nevent: hello\n/);
+    expect(stream.state.text).toMatch(/^retry: \d+\n\nid: 1\nevent: hello\n/);
   });
 });
 
@@ -227,6 +228,6 @@ describe("a 1 MB status message", () => {
     const stream = await openStream(`${url}/v1/events`);
     expect(stream.response.statusCode).toBe(200);
     await eventually(() => stream.state.ended, "the end of the stream");
-    expect(stream.state.text).toMatch(/^id: 1\nevent: initialDataComplete\n/);
+    expect(stream.state.text).toMatch(/^retry: \d+\n\nid: 1\nevent: initialDataComplete\n/);
   });
 });

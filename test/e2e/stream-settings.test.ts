@@ -7,10 +7,12 @@ import { startCommand } from "../helpers/command.js";
 import type { StartedCommand } from "../helpers/command.js";
 import { eventually } from "../helpers/listening-gateway.js";
 import { arrivalOf, openStream } from "../helpers/wire-stream.js";
+import { SSE_RETRY_MS } from "../../schemas/events.js";
 
 const HEARTBEAT_MS = 200;
 const BUFFER_BYTES = 2048;
-const PICTURE = 'id: 1\nevent: initialDataComplete\ndata: {"health":[]}\n\n';
+/** The start of an event stream: the reconnection delay, then the (empty) picture. */
+const PICTURE = `retry: ${String(SSE_RETRY_MS)}\n\nid: 1\nevent: initialDataComplete\ndata: {"health":[]}\n\n`;
 const HEARTBEAT = ": heartbeat\n\n";
 const literal = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 

@@ -17,7 +17,7 @@ describe("error responses declared by failure", () => {
       415: "Unsupported Media Type: the request's Content-Type is not one this operation accepts.",
       500: "Internal Server Error: the gateway or the Manager failed; the detail says nothing about internals, the request id finds it in the log.",
       502: "Bad Gateway: the Manager sent an answer the gateway cannot use (larger than --max-message-size, undecodable, or holding data JSON cannot carry); the request id finds the cause in the log.",
-      503: "Service Unavailable: the Manager cannot be reached (UNAVAILABLE), or the gateway is overloaded and refuses new requests (Retry-After says when to try again); try again later.",
+      503: "Service Unavailable: the Manager cannot be reached (UNAVAILABLE), or the gateway is overloaded or shutting down and refuses new requests, or the token issuer's keys cannot be fetched; try again after the Retry-After delay.",
       504: "Gateway Timeout: the Manager did not answer in time: within the request timeout (of a list, its first result), or before the Grpc-Timeout.",
       default: "Any other error (such as 401, 403 or 429 from a Manager that enforces them, or 429 from the gateway's own rate limit), as a problem.",
     });

@@ -65,6 +65,10 @@ const REASONS: readonly [Failure, number, CodeName | undefined][] = [
   ["INTERNAL_SERVER_ERROR", 500, undefined],
   ["BAD_GATEWAY", 502, "INTERNAL"],
   ["OVERLOADED", 503, "UNAVAILABLE"],
+  ["SHUTTING_DOWN", 503, "UNAVAILABLE"],
+  ["AUTH_KEYS_UNAVAILABLE", 503, "UNAVAILABLE"],
+  ["NOT_ACCEPTABLE", 406, undefined],
+  ["PATCH_CONFLICT", 409, "FAILED_PRECONDITION"],
 ];
 
 describe("the failures: gRPC codes and the gateway's own", () => {
@@ -88,7 +92,7 @@ describe("the failures: gRPC codes and the gateway's own", () => {
   });
 
   it("has no own failure for a status it does not know", () => {
-    expect(ownFailureOfStatus(406)).toBeUndefined();
+    expect(ownFailureOfStatus(418)).toBeUndefined();
   });
 });
 

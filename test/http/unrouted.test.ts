@@ -162,7 +162,7 @@ describe("fastify's own refusals", () => {
     expect(res.json()).toMatchObject({
       status: 415,
       // The cross-site guard (src/server/cross-site.ts) refuses it before the body is read.
-      detail: "a request that changes something takes a JSON body (application/json or application/merge-patch+json), or none",
+      detail: "a request that changes something takes a JSON body (application/json, application/merge-patch+json or application/json-patch+json), or none",
       errors: [{ header: "content-type", message: "is not a JSON media type" }],
     });
   });

@@ -23,6 +23,12 @@ const NAMED: Record<string, TSchema> = {
   Problem: ProblemJson,
 };
 
+/**
+ * Parameters that carry no example on purpose: Swagger UI's "Try it out" sends every example,
+ * and a page size, a page token or a field list sent unasked would change the answer.
+ */
+const WITHOUT_EXAMPLES = new Set(["/pageSize", "/pageToken", "/fields"]);
+
 describe("schemas are documented and named", () => {
   it.each(Object.entries(NAMED))("%s is the component of its name, with a description", (name, schema) => {
     expect(componentOf(schema)).toEqual({ name, schema });
@@ -39,6 +45,10 @@ describe("schemas are documented and named", () => {
     expect(list.length).toBeGreaterThan(0);
     for (const [path, property] of list) {
       expect(property.description, `${path}: description`).toEqual(expect.any(String));
+      if (WITHOUT_EXAMPLES.has(path)) {
+        expect(property.examples, `${path}: examples`).toBeUndefined();
+        continue;
+      }
       expect(property.examples, `${path}: examples`).toEqual(expect.any(Array));
       for (const example of property.examples as unknown[]) {
         expect(Value.Check({ ...property, $id: undefined }, example), `${path}: example ${JSON.stringify(example)}`).toBe(true);

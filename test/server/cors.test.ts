@@ -156,8 +156,9 @@ describe("without --cors-origin (the default)", () => {
     expect(corsHeaders(get.headers)).toEqual({});
   });
 
-  it("still answers a plain OPTIONS (no preflight) with 404, as there is no such route", async () => {
+  it("answers a plain OPTIONS (no preflight) with 405 and the methods the path serves, as there is no OPTIONS route", async () => {
     const res = await gw().app.inject({ method: "OPTIONS", url: "/v1/jobs", headers: { host: "localhost" } });
-    expect(res.statusCode).toBe(404);
+    expect(res.statusCode).toBe(405);
+    expect(res.headers.allow).toBe("GET, HEAD, POST");
   });
 });
