@@ -9,7 +9,7 @@
 // anonymous principal, with every scope.
 import type { TLSSocket } from "node:tls";
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from "fastify";
-import { invalidArgument, problem } from "../http/problem.js";
+import { QUERY_TOKEN, invalidArgument, problem } from "../http/problem.js";
 import type { ApiKeys } from "./api-keys.js";
 import { KeysUnavailable, TokenRefused } from "./jwt.js";
 import type { JwtVerifier } from "./jwt.js";
@@ -24,9 +24,6 @@ export const API_KEY_HEADER = "x-api-key";
 
 /** The Retry-After of a 503 for the issuer's keys, in seconds: about the keys' fetch timeout. */
 export const KEYS_RETRY_AFTER_S = 5;
-
-/** The query parameter RFC 6750 §2.3 defines, which this gateway never reads a token from. */
-const QUERY_TOKEN = "access_token";
 
 export interface AccessOptions {
   /** Bearer JWT access tokens in Authorization. Default: none (Authorization is then only forwarded). */

@@ -140,7 +140,7 @@ export function toProblem(error: unknown, request: RequestFacts): ProblemJson {
     title: STATUS_CODES[status] ?? "Error",
     status,
     detail: answerable ? base.detail : redactedDetail("INTERNAL_SERVER_ERROR"),
-    instance: request.url,
+    instance: instanceOf(request.url),
     requestId: request.id,
   };
   if (base.code !== undefined) body.code = base.code;
@@ -245,4 +245,17 @@ export function notFoundAs(detail: string): (error: unknown) => never {
     if (error instanceof GrpcError && error.code === Code.NOT_FOUND) throw notFound(detail);
     throw error;
   };
+}
+
+/** The query parameter RFC 6750 ("URI Query Parameter") defines for a bearer token; the gateway never reads a token from it. */
+export const QUERY_TOKEN = "access_token";
+
+/**
+ * The request's URL as a problem's instance; without its query when that carries a token, so
+ * that an answer (which clients and proxies log) never echoes a credential.
+ */
+function instanceOf(url: string): string {
+  const query = url.indexOf("?");
+  if (query === -1 || !new URLSearchParams(url.slice(query + 1)).has(QUERY_TOKEN)) return url;
+  return url.slice(0, query);
 }

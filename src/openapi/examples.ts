@@ -18,6 +18,8 @@ export interface OperationExamples {
   readonly responses?: Readonly<Partial<Record<number, unknown>>>;
   /** Response bodies by media type, then status, for the other media types. */
   readonly byMediaType?: Readonly<Record<string, Readonly<Partial<Record<number, unknown>>>>>;
+  /** The detail of an error's example problem, by status, where the catalogue's sample (errors.ts) names another kind of resource. */
+  readonly problemDetails?: Readonly<Partial<Record<number, string>>>;
 }
 
 const CREATE = {
@@ -111,6 +113,7 @@ export const EXAMPLES: Readonly<Record<string, OperationExamples>> = {
       "application/x-ndjson": { 200: { event: "logEvent", data: { level: "info", timestamp: "1766599200000", msg: "job encoder-1 created", metadata: "" } } },
     },
   },
+  nodeById: { problemDetails: { 404: 'node "rack-7" is not in the Manager\'s picture' } },
   getLiveness: { responses: { 200: { status: "ok" } } },
   getReadiness: { responses: { 200: { status: "ready" } } },
 };

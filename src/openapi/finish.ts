@@ -156,7 +156,7 @@ function addExamples(doc: OpenApiDocument, path: string, operation: Operation, e
     for (const [mediaType, media] of Object.entries(response.content ?? {})) {
       const given =
         mediaType === PROBLEM_MEDIA
-          ? problemExample(status, path, operation)
+          ? problemExample(status, path, operation, examples.problemDetails?.[Number(status)])
           : mediaType === JSON_MEDIA
             ? examples.responses?.[Number(status)]
             : examples.byMediaType?.[mediaType]?.[Number(status)];
@@ -174,7 +174,7 @@ function schemaExample(doc: OpenApiDocument, media: Media): unknown {
 }
 
 /** The example problem of an error response: the document's sample of its status (errors.ts). */
-function problemExample(status: string, path: string, operation: Operation): Record<string, unknown> {
+function problemExample(status: string, path: string, operation: Operation, detail?: string): Record<string, unknown> {
   const sample: ProblemSample =
     (status === "default" ? OTHER_FAILURE_SAMPLE : problemSample(Number(status))) ??
     { status: Number(status), detail: STATUS_CODES[Number(status)] ?? "error" };
@@ -182,7 +182,7 @@ function problemExample(status: string, path: string, operation: Operation): Rec
     type: "about:blank",
     title: STATUS_CODES[sample.status] ?? "Error",
     status: sample.status,
-    detail: sample.detail,
+    detail: detail ?? sample.detail,
     instance: exampleUrl(path, operation),
   };
   if (sample.code !== undefined) example.code = sample.code;
