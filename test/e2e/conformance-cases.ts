@@ -4,10 +4,14 @@
 // c-del (deleted here) and c-fenced (carries the tag of a conditional DELETE); c-put is created
 // here by a create-only PUT.
 import type { ConformanceRequest } from "../helpers/conformance.js";
+import { encodePageToken, filterDigest } from "../../src/operations/search-page.js";
 
 export const JSON_TYPE = { "content-type": "application/json" } as const;
 const MERGE_PATCH = { "content-type": "application/merge-patch+json" } as const;
 const TEXT = { "content-type": "text/plain" } as const;
+const JSON_PATCH = { "content-type": "application/json-patch+json" } as const;
+/** A page token as the gateway makes them, but for a search with other filters than the case's. */
+const OTHER_FILTERS_TOKEN = encodePageToken({ afterJobId: "c-1", filterDigest: filterDigest([["id", "elsewhere"]]) });
 const BAD_DEADLINE = { "grpc-timeout": "1 S" } as const;
 const STALE = { "if-match": '"1"' } as const;
 const START = "2026-12-24T18:00:00Z";
@@ -42,6 +46,8 @@ export const CASES: readonly Case[] = [
 
   { op: "jobSearch", status: 200, why: "a search", request: get("/v1/jobs?id=c-1&hasTag=env&limit=5") },
   { op: "jobSearch", status: 400, why: "a bad timestamp filter", request: get("/v1/jobs?startAt=soon") },
+  { op: "jobSearch", status: 200, why: "a first page of one job in a state, with nextPageToken", request: get("/v1/jobs?state=pre&state=active&pageSize=1") },
+  { op: "jobSearch", status: 400, why: "a page token made for other filters", request: get(`/v1/jobs?pageSize=1&pageToken=${OTHER_FILTERS_TOKEN}`) },
 
   { op: "createJob", status: 201, why: "a new job", request: send("post", "/v1/jobs", jobJson("c-new")) },
   { op: "createJob", status: 200, why: "the same job again", request: send("post", "/v1/jobs", jobJson("c-new")) },
@@ -70,6 +76,9 @@ export const CASES: readonly Case[] = [
   { op: "patchJob", status: 412, why: "a stale If-Match", request: send("patch", "/v1/jobs/c-1", '{"description":"p"}', { ...MERGE_PATCH, ...STALE }) },
   { op: "patchJob", status: 413, why: "a body over the limit", request: send("patch", "/v1/jobs/c-1", OVERSIZED, MERGE_PATCH) },
   { op: "patchJob", status: 415, why: "a text body", request: send("patch", "/v1/jobs/c-1", '{"description":"p"}', TEXT) },
+  { op: "patchJob", status: 200, why: "a JSON Patch", request: send("patch", "/v1/jobs/c-1", '[{"op":"add","path":"/tags/stage","value":"walk"}]', JSON_PATCH) },
+  { op: "patchJob", status: 400, why: "a JSON Patch with an unknown op", request: send("patch", "/v1/jobs/c-1", '[{"op":"swap","path":"/tags"}]', JSON_PATCH) },
+  { op: "patchJob", status: 409, why: "a JSON Patch whose test fails", request: send("patch", "/v1/jobs/c-1", '[{"op":"test","path":"/description","value":"never"}]', JSON_PATCH) },
 
   { op: "listJobInstances", status: 200, why: "no instance yet", request: get("/v1/jobs/c-1/instances") },
   { op: "listJobInstances", status: 400, why: "a malformed Grpc-Timeout", request: get("/v1/jobs/c-1/instances", BAD_DEADLINE) },
