@@ -3,7 +3,7 @@
 // returns: `required` lists exactly the always-emitted fields.
 // JobInput and JobPatch are derived from it (variants.ts), so each field is described once.
 import { Type } from "@sinclair/typebox";
-import type { Static } from "@sinclair/typebox";
+import type { Static, TOptional } from "@sinclair/typebox";
 import { Double, Float, IdOf, Int64String, MapOf, StringMap, Timestamp, Uint32, doc, named } from "./common.js";
 import { Cloud, JobState, NorskVersion, PriorityBand } from "./enums.js";
 import { ServiceJson, ServiceParametersJson } from "./service.js";
@@ -261,6 +261,41 @@ export const JobListJson = named(
   "JobList",
 );
 export type JobListJson = Static<typeof JobListJson>;
+
+/**
+ * A job as a read with `fields=` answers it (docs/guide/jobs.md, "A few fields"): Job's
+ * properties, each described as there, none required but jobId. Derived from JobJson, so a
+ * field added to the job is a field of the partial job too.
+ */
+export const PartialJobJson = named(
+  Type.Object(
+    {
+      ...Object.fromEntries(Object.entries(JobJson.properties).map(([name, schema]) => [name, Type.Optional(schema)])),
+      jobId: JobJson.properties.jobId,
+    } as { [K in keyof typeof JobJson.properties]: TOptional<(typeof JobJson.properties)[K]> } & { jobId: typeof JobJson.properties.jobId },
+    {
+      ...closed,
+      description:
+        "A job as a read with `fields` answers it: the fields asked for that the job has, and jobId, no others. Any field " +
+        "of Job may be absent, even one Job requires.",
+      examples: [{ jobId: "j-min", state: "pre" }],
+    },
+  ),
+  "PartialJob",
+);
+export type PartialJobJson = Static<typeof PartialJobJson>;
+
+/** A job search's answer with `fields=`: JobList with partial jobs. */
+export const PartialJobListJson = named(
+  Type.Object(
+    {
+      jobs: Type.Array(PartialJobJson, { description: "The jobs found, in job id order, each with the fields asked for.", examples: [[]] }),
+      nextPageToken: JobListJson.properties.nextPageToken,
+    },
+    { ...closed, description: "The result of a job search with `fields`: the jobs are partial.", examples: [{ jobs: [{ jobId: "j-min", state: "pre" }] }] },
+  ),
+  "PartialJobList",
+);
 
 export const JobIdParams = Type.Object(
   {

@@ -6,8 +6,7 @@
 // examples (src/openapi/examples.ts): Swagger UI sends every one of them.
 import { Type } from "@sinclair/typebox";
 import type { Static } from "@sinclair/typebox";
-import { Timestamp, doc } from "./common.js";
-import { JobListJson } from "./job.js";
+import { Timestamp } from "./common.js";
 import { JOB_STATE_NAMES } from "./enums.js";
 
 /**
@@ -149,8 +148,8 @@ export const LIMIT_DESCRIPTION = "Stop after this many jobs.";
 
 /** fields= of job reads and searches: what it selects, and that the answer is then partial. */
 export const FIELDS_DESCRIPTION =
-  "Only these top-level Job fields, comma-separated (jobId is always sent): the answer is then partial, holding these " +
-  "fields of JobJson and no others, even those JobJson requires. An unknown field is a 400 naming it.";
+  "Only these top-level Job fields, comma-separated (jobId is always sent): the answer is then partial (PartialJob, " +
+  "PartialJobList), holding these fields of Job and no others, even those Job requires. An unknown field is a 400 naming it.";
 // No example: Swagger UI sends every example, and the document's examples are whole jobs.
 export const FieldsParameter = Type.Optional(Type.String({ description: FIELDS_DESCRIPTION }));
 
@@ -182,16 +181,14 @@ export const JobSearchQuery = Type.Object(
 export type JobSearchQueryJson = Static<typeof JobSearchQuery>;
 
 /**
- * The NDJSON form of a job search (GET /v1/jobs with Accept: application/x-ndjson): the same
- * list in another encoding, as OpenAPI describes one data model under several media types. So
- * a client generated from the document reads `jobs` from the search's JSON answer without
- * first telling the two forms apart (openapi-fetch types `data` as the union of the forms).
- * The stream bypasses fastify's serializer; this schema documents it.
+ * What the NDJSON form of a job search (GET /v1/jobs with Accept: application/x-ndjson) is: the
+ * same list in another encoding, as OpenAPI describes one data model under several media types.
+ * Its schema is the JSON form's (JobList, or PartialJobList with fields=), so a client generated
+ * from the document reads `jobs` from the search's JSON answer without first telling the two
+ * forms apart (openapi-fetch types `data` as the union of the forms). The stream bypasses
+ * fastify's serializer; the schema documents it.
  */
-export const JobListNdjson = doc(
-  JobListJson,
+export const JOB_LIST_NDJSON =
   "As application/x-ndjson: the same jobs, one per line and nothing else, in id order, each written as it arrives. A " +
-    "failure after the first line (nothing more from the Manager within the request timeout: 504; nothing taken by the " +
-    'client for as long: 429; the Manager failed or went away) ends the stream with one {"error": Problem} line.',
-  { jobs: [] },
-);
+  "failure after the first line (nothing more from the Manager within the request timeout: 504; nothing taken by the " +
+  'client for as long: 429; the Manager failed or went away) ends the stream with one {"error": Problem} line.';

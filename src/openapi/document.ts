@@ -1,7 +1,8 @@
 // The parts of an OpenAPI 3.1 document that the finishing passes (finish.ts, shared.ts) and
 // the document's tests read and write, and a walk over its operations.
 export interface Media {
-  schema?: { $ref?: string; examples?: unknown };
+  /** anyOf: a whole or a partial form (jobById, jobSearch), the whole one first. */
+  schema?: { $ref?: string; anyOf?: readonly { $ref?: string }[]; examples?: unknown };
   example?: unknown;
   /** Named examples; here one, a $ref to components/examples, for an example given in several places. */
   examples?: Record<string, { $ref?: string; value?: unknown }>;

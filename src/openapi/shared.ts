@@ -88,8 +88,8 @@ function shareExamples(doc: OpenApiDocument): void {
     if (first === undefined || media.length < 2) continue;
     const section = (components.examples ??= {}) as JsonObject;
     const value = JSON.parse(text) as unknown;
-    const schema = first.schema?.$ref?.split("/").at(-1) ?? "Example";
-    // A problem by its title ("Conflict"), anything else by its schema ("Job").
+    const schema = (first.schema?.$ref ?? first.schema?.anyOf?.[0]?.$ref)?.split("/").at(-1) ?? "Example";
+    // A problem by its title ("Conflict"), anything else by its schema ("Job"; the first of an anyOf).
     const title = schema === "Problem" ? (value as { title?: unknown }).title : undefined;
     const name = freeName(section, typeof title === "string" ? pascal(title) : schema);
     section[name] = { value };

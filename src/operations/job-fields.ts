@@ -1,11 +1,10 @@
 // fields= on job reads and searches (docs/guide/jobs.md, "A few fields"): a comma list of
 // top-level Job JSON fields, answered with those fields only, jobId always among them. The
 // names are JobJson's properties (schemas/job.ts), the one list of a Job's fields.
-import { Type } from "@sinclair/typebox";
 import fastJson from "fast-json-stringify";
 import type { JobJson } from "../json/index.js";
 import { serializerOptions } from "../http/validation.js";
-import { JobJson as JobJsonSchema } from "../../schemas/job.js";
+import { JobJson as JobJsonSchema, PartialJobJson } from "../../schemas/job.js";
 
 /** The top-level fields of a Job, in JobJson's order. */
 export const JOB_FIELDS: readonly string[] = Object.keys(JobJsonSchema.properties);
@@ -38,10 +37,9 @@ export function projectJob(job: JobJson, fields: readonly string[]): Partial<Job
 }
 
 /**
- * A serializer of partial jobs: JobJson's properties, none required but jobId (fastify's Job
+ * A serializer of partial jobs: the PartialJob schema the document shows (fastify's Job
  * serializer refuses a job without its required fields). Compiled once per caller.
  */
 export function partialJobStringify(): (job: Partial<JobJson>) => string {
-  const schema = Type.Object(Type.Partial(JobJsonSchema).properties, { additionalProperties: false, required: ["jobId"] });
-  return fastJson(schema, serializerOptions);
+  return fastJson(PartialJobJson, serializerOptions);
 }

@@ -19,8 +19,8 @@ import { invalidArgument } from "../http/problem.js";
 import { JSON_UTF8 } from "../http/json-text.js";
 import { jobToJson } from "../json/index.js";
 import { Type } from "@sinclair/typebox";
-import { JobJson, JobListJson } from "../../schemas/job.js";
-import { JobListNdjson, JobSearchQuery } from "../../schemas/search.js";
+import { JobJson, JobListJson, PartialJobListJson } from "../../schemas/job.js";
+import { JOB_LIST_NDJSON, JobSearchQuery } from "../../schemas/search.js";
 import { needs } from "../auth/scopes.js";
 
 const JOB_SEARCH_SCHEMA = {
@@ -40,8 +40,11 @@ const JOB_SEARCH_SCHEMA = {
   querystring: JobSearchQuery,
   response: {
     200: {
-      description: "OK: the jobs found, as one JSON document or, when asked, as newline-delimited JSON.",
-      content: { "application/json": { schema: JobListJson }, [NDJSON]: { schema: JobListNdjson } },
+      description: "OK: the jobs found, as one JSON document or, when asked, as newline-delimited JSON; with `fields`, a PartialJobList.",
+      content: {
+        "application/json": { schema: Type.Union([JobListJson, PartialJobListJson]) },
+        [NDJSON]: { schema: Type.Union([JobListJson, PartialJobListJson], { description: JOB_LIST_NDJSON }) },
+      },
       headers: {
         Link: Type.String({
           description: 'With pageSize, when a next page follows: `<url>; rel="next"` (RFC 8288), the url this one with the next pageToken.',

@@ -11,7 +11,7 @@ import type { IncomingHttpHeaders } from "node:http";
 import type { FastifyReply } from "fastify";
 import type { Job } from "norsk-manager-contract/gen/norsk/api/manager_pb.js";
 import { jobFromJson, jobToJson } from "../json/index.js";
-import { JobJson, JobIdParams, JobInputJson, JobPatchJson, JsonPatchJson } from "../../schemas/job.js";
+import { JobJson, JobIdParams, JobInputJson, JobPatchJson, JsonPatchJson, PartialJobJson } from "../../schemas/job.js";
 import { invalidArgument, preconditionFailed } from "../http/problem.js";
 import { unaryCallOptions } from "../operations/call-options.js";
 import { replaceJob, requireJob } from "../operations/job-access.js";
@@ -80,7 +80,7 @@ const JOB_BY_ID = {
     querystring: JobReadQuery,
     headers: IfNoneMatchHeaders,
     response: {
-      200: jsonResponse(JobJson, "OK: the job.", { ETag: ETagHeader }),
+      200: jsonResponse(Type.Union([JobJson, PartialJobJson]), "OK: the job; with `fields`, a PartialJob.", { ETag: ETagHeader }),
       304: emptyResponse("Not Modified: the job's ETag matches If-None-Match.", { ETag: ETagHeader }),
       ...errorResponses("INVALID_ARGUMENT", { NOT_FOUND: NO_SUCH_JOB }),
     },

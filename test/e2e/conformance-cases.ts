@@ -48,6 +48,9 @@ export const CASES: readonly Case[] = [
   { op: "jobSearch", status: 400, why: "a bad timestamp filter", request: get("/v1/jobs?startAt=soon") },
   { op: "jobSearch", status: 200, why: "a first page of one job in a state, with nextPageToken", request: get("/v1/jobs?state=pre&state=active&pageSize=1") },
   { op: "jobSearch", status: 400, why: "a page token made for other filters", request: get(`/v1/jobs?pageSize=1&pageToken=${OTHER_FILTERS_TOKEN}`) },
+  { op: "jobSearch", status: 200, why: "a few fields of each job (a PartialJobList)", request: get("/v1/jobs?id=c-1&fields=state,tags") },
+  { op: "jobSearch", status: 200, why: "a page of a few fields, with nextPageToken", request: get("/v1/jobs?fields=state&pageSize=1") },
+  { op: "jobSearch", status: 400, why: "fields naming no field of a Job", request: get("/v1/jobs?fields=state,colour") },
 
   { op: "createJob", status: 201, why: "a new job", request: send("post", "/v1/jobs", jobJson("c-new")) },
   { op: "createJob", status: 200, why: "the same job again", request: send("post", "/v1/jobs", jobJson("c-new")) },
@@ -57,6 +60,8 @@ export const CASES: readonly Case[] = [
   { op: "createJob", status: 415, why: "a text body", request: send("post", "/v1/jobs", jobJson("c-text"), TEXT) },
 
   { op: "jobById", status: 200, why: "the job", request: get("/v1/jobs/c-1") },
+  { op: "jobById", status: 200, why: "a few fields of the job (a PartialJob)", request: get("/v1/jobs/c-1?fields=state,currentHash") },
+  { op: "jobById", status: 400, why: "fields naming no field of a Job", request: get("/v1/jobs/c-1?fields=colour") },
   { op: "jobById", status: 304, why: "If-None-Match its ETag", request: (etag) => get("/v1/jobs/c-1", { "if-none-match": etag }) },
   { op: "jobById", status: 400, why: "a malformed Grpc-Timeout", request: get("/v1/jobs/c-1", BAD_DEADLINE) },
   { op: "jobById", status: 404, why: "no such job", request: get("/v1/jobs/ghost") },

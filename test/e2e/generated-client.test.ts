@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { parse } from "yaml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { writeClientProgram } from "../helpers/client-program.js";
+import { PROGRAM, writeClientProgram } from "../helpers/client-program.js";
 import { startCommand } from "../helpers/command.js";
 import type { StartedCommand } from "../helpers/command.js";
 
@@ -35,6 +35,7 @@ interface Outcome {
   created: { status: number; hash: string; tags: Record<string, string>; etag: string; job: Record<string, unknown> };
   read: { status: number; job: Record<string, unknown> };
   found: { status: number; jobs: Record<string, unknown>[] };
+  few: { status: number; jobs: Record<string, unknown>[] };
   patched: { status: number; job: Record<string, unknown> };
   deleted: { status: number };
   gone: { status: number; problem?: { status: number; code?: string; requestId: string } };
@@ -74,6 +75,20 @@ describe("a client generated from openapi.yaml", () => {
     }
   }, 60_000);
 
+  it("types a search's jobs as possibly partial: reading them as whole Jobs does not type-check", async () => {
+    const wholeJobs = "const jobs: Job[] = found.data.jobs;";
+    const planted = PROGRAM.replace("const jobs: PartialJob[] = found.data.jobs;", wholeJobs);
+    const line = planted.split("\n").indexOf(wholeJobs) + 1;
+    expect(line).toBeGreaterThan(0);
+    const work = await writeClientProgram("generated-client", new URL("../../openapi.yaml", import.meta.url), planted);
+    try {
+      const errors = (await typeCheck(work.dir)).split("\n").filter((text) => text.includes("error TS"));
+      expect(errors.map((text) => /program\.ts\((\d+),\d+\): error (TS\d+)/.exec(text)?.slice(1))).toEqual([[String(line), "TS2322"]]);
+    } finally {
+      await rm(work.dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+
   it("gives each component of the document a named type", () => {
     const names = Object.keys((parse(readFileSync("openapi.yaml", "utf8")) as SearchOperation).components.schemas);
     expect(names.length).toBeGreaterThan(100);
@@ -88,6 +103,7 @@ describe("a client generated from openapi.yaml", () => {
     expect(outcome.created.job).toMatchObject({ jobId: "client-1", startDateTime: "2026-12-24T18:00:00.123456789Z", launchConfigJson: "" });
     expect(outcome.read).toEqual({ status: 200, job: outcome.created.job });
     expect(outcome.found).toEqual({ status: 200, jobs: [outcome.created.job] });
+    expect(outcome.few).toEqual({ status: 200, jobs: [{ jobId: "client-1", state: "pre" }] });
     expect(outcome.patched.status).toBe(200);
     expect(outcome.patched.job).toMatchObject({ description: "patched by a generated client", tags: { env: "test", owner: "client" }, launchConfigJson: "" });
     expect(outcome.patched.job.currentHash).not.toBe(outcome.created.hash);

@@ -2,7 +2,7 @@
 // types and openapi-fetch. test/e2e/generated-client.test.ts type-checks and runs it; `npm run
 // bench:docs` times its type-check. The annotations are the point: if the generated types say
 // something else (a number for an int64, an optional field the gateway always sends, a wrong
-// error type, a search body that needs a guard), tsc fails.
+// error type, a search body that needs a guard, a partial job typed as whole), tsc fails.
 import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
 import { join, relative } from "node:path";
 import openapiTS, { astToString } from "openapi-typescript";
@@ -12,6 +12,7 @@ import createClient from "openapi-fetch";
 import type { components, paths } from "./api.js";
 
 type Job = components["schemas"]["Job"];
+type PartialJob = components["schemas"]["PartialJob"];
 type Problem = components["schemas"]["Problem"];
 
 const baseUrl = process.env.GATEWAY_URL;
@@ -33,7 +34,12 @@ if (read.data === undefined) throw new Error(\`read: \${String(read.response.sta
 
 const found = await client.GET("/v1/jobs", { params: { query: { id: ["client-1"] } } });
 if (found.data === undefined) throw new Error(\`search: \${String(found.response.status)}\`);
-const jobs: Job[] = found.data.jobs;
+// A search may be partial (fields=), so its jobs are PartialJobs: every Job is one, so no guard.
+const jobs: PartialJob[] = found.data.jobs;
+
+const few = await client.GET("/v1/jobs", { params: { query: { id: ["client-1"], fields: "state" } } });
+if (few.data === undefined) throw new Error(\`fields: \${String(few.response.status)}\`);
+const fewJobs: PartialJob[] = few.data.jobs;
 
 const patched = await client.PATCH("/v1/jobs/{jobId}", {
   params: { path, header: { "If-Match": etag } },
@@ -51,6 +57,7 @@ console.log(JSON.stringify({
   created: { status: created.response.status, hash, tags, etag, job },
   read: { status: read.response.status, job: read.data },
   found: { status: found.response.status, jobs },
+  few: { status: few.response.status, jobs: fewJobs },
   patched: { status: patched.response.status, job: patched.data },
   deleted: { status: deleted.response.status },
   gone: { status: gone.response.status, problem },

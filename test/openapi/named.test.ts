@@ -32,15 +32,15 @@ for (const file of [file_norsk_api_manager, file_norsk_api_common]) {
 }
 const RESOURCE_OF_REQUEST: Record<string, string> = { AwsNode: "CreateAwsNodeRequest", OciNode: "CreateOciNodeRequest", PhysicalNodeUpdate: "UpdatePhysicalNodeRequest" };
 /** Components that are no protobuf message: the gateway's own shapes. */
-const GATEWAY_OWN = ["CloudHealth", "Id", "Instances", "JobActivity", "JobActivityState", "JobList", "JsonPatch", "Node", "NodeCloud", "NodeList", "NodeState", "ProbeStatus", "Problem", "ProblemItem", "ServerSentEvents", "StartInstance", "Timestamp"];
+const GATEWAY_OWN = ["CloudHealth", "Id", "Instances", "JobActivity", "JobActivityState", "JobList", "JsonPatch", "Node", "NodeCloud", "NodeList", "NodeState", "PartialJobList", "ProbeStatus", "Problem", "ProblemItem", "ServerSentEvents", "StartInstance", "Timestamp"];
 const ENUMS = new Set([...Object.values(ENUM_SCHEMAS), ComposeStage, LogLevel, NodeStoppingReason, JobStoppingReason].map((schema) => componentOf(schema)?.name));
 
-/** The message a component stands for, and whether it is a request-body form of it. */
+/** The message a component stands for, and whether it is a request-body form of it or a partial read (fields=) of it. */
 function messageOf(name: string): { desc: DescMessage; lenient: boolean } | undefined {
-  const input = /^(.+)(Input|Patch)$/.exec(name);
-  const base = input?.[1] ?? name;
+  const form = /^(.+)(?:Input|Patch)$/.exec(name) ?? /^Partial(.+)$/.exec(name);
+  const base = form?.[1] ?? name;
   const desc = MESSAGES.get(RESOURCE_OF_REQUEST[base] ?? base);
-  return desc === undefined ? undefined : { desc, lenient: input !== null };
+  return desc === undefined ? undefined : { desc, lenient: form !== null };
 }
 
 /** The schema without its top-level annotations, its keys sorted at every depth: what two copies share. */
@@ -93,7 +93,7 @@ describe("one component per message", () => {
     expect(inlinedCopies(planted)).toEqual(["/components/schemas/Job/properties/services/items is a copy of Service"]);
   });
 
-  it("names every component after a message, a request-body form of one, an enum, a stream line, or one of the gateway's own", () => {
+  it("names every component after a message, a request-body or partial form of one, an enum, a stream line, or one of the gateway's own", () => {
     const other = Object.keys(schemasOf(doc)).filter((name) => messageOf(name) === undefined && !ENUMS.has(name) && !/Line$/.test(name));
     expect(other.sort()).toEqual(GATEWAY_OWN);
   });

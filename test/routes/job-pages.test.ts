@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createJob, gatewayTo, startTestGateway } from "../helpers/gateway.js";
 import type { TestGateway } from "../helpers/gateway.js";
+import { JOB_FIELDS } from "../../src/operations/job-fields.js";
 
 let gw: TestGateway;
 
@@ -220,6 +221,22 @@ describe("fields", () => {
     const res = await get(url);
     expect(res.statusCode).toBe(400);
     expect(named(res)).toEqual(["fields"]);
+  });
+
+  it("answers, with every field named, the whole job byte for byte (int64 strings, nanoseconds, \"\" kept)", async () => {
+    const rich = {
+      startDateTime: "2026-12-24T18:00:00.123456789Z",
+      launchConfigJson: "",
+      norskCpuList: [0, 4294967295],
+      services: [{ name: "norsk", restartCount: 2147483647 }],
+      productTemplateParameters: { K: "V" },
+    };
+    await createJob(gw.app, "f-rich", rich);
+    const all = JOB_FIELDS.join(",");
+    const whole = await get("/v1/jobs/f-rich");
+    expect(whole.json()).toMatchObject({ ...rich, currentHash: expect.stringMatching(/^-?[0-9]+$/) as unknown });
+    expect((await get(`/v1/jobs/f-rich?fields=${all}`)).body).toBe(whole.body);
+    expect((await get(`/v1/jobs?id=f-rich&fields=${all}`)).body).toBe(`{"jobs":[${whole.body}]}`);
   });
 
   it("names the unknown field in the problem", async () => {
