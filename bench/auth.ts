@@ -1,6 +1,7 @@
 // npm run bench:auth: what authentication costs. The same GET /v1/jobs/{id} of one job at 50
 // connections (autocannon) against three gateway processes in front of one reference Manager,
-// differing only in authentication: none (loopback, nothing configured), an API key
+// differing only in authentication: none (loopback, nothing configured; also with the bearer
+// row's Authorization header, which is then only forwarded to the Manager), an API key
 // (--api-keys), and a bearer JWT access token (--auth-issuer with --auth-jwks-url; the same
 // token on every request, so after the first it comes from the verified-token cache, as for a
 // client that reuses its token). The gateways run side by side and are driven in turn, in
@@ -10,6 +11,10 @@
 //
 // The issuer is a loopback server publishing one RS256 key (the algorithm oidc-provider signs
 // with by default); this process signs the token with its private key.
+//
+// Beside the load, which a busy machine makes noisy, the authentication step alone is timed in
+// this process: CPU per call of the JWT verifier with the token cached and uncached (the
+// cache off), and of the API key lookup, to set against the gateway's CPU per request.
 import { createHash } from "node:crypto";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -21,6 +26,8 @@ import autocannon from "autocannon";
 import { SignJWT, exportJWK, generateKeyPair } from "jose";
 import { connectManager } from "norsk-manager-contract/grpc/manager-connection.js";
 import { jobFromJson } from "../src/json/index.js";
+import { ApiKeys } from "../src/auth/api-keys.js";
+import { JwtVerifier } from "../src/auth/jwt.js";
 import { cpuSeconds, startGatewayProcess, startManagerProcess } from "./processes.js";
 import type { Child } from "./processes.js";
 
@@ -72,6 +79,8 @@ async function main(): Promise<void> {
 
   const settings: readonly Setting[] = [
     { name: "no authentication", args: [], headers: {} },
+    // The same bytes as the bearer row, only forwarded: what carrying the token costs, apart from checking it.
+    { name: "none, bearer header forwarded", args: [], headers: { authorization: `Bearer ${token}` } },
     { name: "API key (X-API-Key)", args: ["--api-keys", keyFile], headers: { "x-api-key": API_KEY } },
     {
       name: "bearer JWT, RS256 (cached)",
@@ -84,6 +93,7 @@ async function main(): Promise<void> {
   const direct = connectManager(manager.address, { defaultTimeoutMs: 10_000 });
   await direct.manager.createJob(jobFromJson({ jobId: JOB_ID, startDateTime: "2026-12-24T18:00:00Z", tags: { env: "bench" } }));
   const gateways: Child[] = [];
+  // Each setting has its own gateway, even where two share their flags: rows stay independent.
   const samples = new Map<string, Sample[]>(settings.map((setting) => [setting.name, []]));
   try {
     for (const setting of settings) gateways.push(await startGatewayProcess(manager.address, setting.args));
@@ -99,10 +109,12 @@ async function main(): Promise<void> {
     for (const gateway of gateways) await gateway.stop();
     direct.close();
     await manager.stop();
-    issuer.close();
-    await rm(dataDir, { recursive: true, force: true });
   }
 
+  const steps = await stepCosts(issuerUrl, token, keyFile).finally(async () => {
+    issuer.close();
+    await rm(dataDir, { recursive: true, force: true });
+  });
   const baseline = summary(samples.get(settings[0]?.name ?? "") ?? []);
   console.log(`\nGET /v1/jobs/{id} of one job, ${String(CONNECTIONS)} connections, ${String(SECONDS)} s x ${String(ROUNDS)} rounds (medians); node ${process.version}`);
   console.log(`load average ${execFileSync("cat", ["/proc/loadavg"], { encoding: "utf8" }).split(" ").slice(0, 3).join(" ")}\n`);
@@ -113,6 +125,35 @@ async function main(): Promise<void> {
       `${setting.name.padEnd(30)} ${rps.toFixed(0).padStart(7)} ${(rps / baseline.rps).toFixed(3).padStart(6)} ${cpuUsPerRequest.toFixed(0).padStart(11)} ${(cpuUsPerRequest / baseline.cpuUsPerRequest).toFixed(3).padStart(6)}`,
     );
   }
+  console.log(`\nthe authentication step alone, in this process: CPU µs per call (share of no authentication's ${baseline.cpuUsPerRequest.toFixed(0)} µs per request)`);
+  for (const [name, us] of Object.entries(steps)) {
+    console.log(`${name.padEnd(30)} ${us.toFixed(1).padStart(8)} µs  ${((100 * us) / baseline.cpuUsPerRequest).toFixed(1).padStart(5)} %`);
+  }
+}
+
+/** CPU µs per call of each authentication step, in this process (median of 5 batches). */
+async function stepCosts(issuerUrl: string, token: string, keyFile: string): Promise<Record<string, number>> {
+  const options = { issuer: issuerUrl, audience: AUDIENCE, jwksUrl: `${issuerUrl}/jwks`, clockSkewS: 30 };
+  const cached = new JwtVerifier(options);
+  const uncached = new JwtVerifier({ ...options, tokenCacheEntries: 0 });
+  const keys = new ApiKeys(keyFile);
+  await cached.verify(token);
+  await uncached.verify(token);
+  const perCall = async (calls: number, step: () => unknown): Promise<number> => {
+    const batches: number[] = [];
+    for (let batch = 0; batch < 5; batch++) {
+      const before = process.cpuUsage();
+      for (let i = 0; i < calls; i++) await step();
+      const used = process.cpuUsage(before);
+      batches.push((used.user + used.system) / calls);
+    }
+    return median(batches);
+  };
+  return {
+    "bearer JWT, cached": await perCall(20_000, () => cached.verify(token)),
+    "bearer JWT, not cached": await perCall(500, () => uncached.verify(token)),
+    "API key": await perCall(20_000, () => keys.find(API_KEY)),
+  };
 }
 
 function summary(values: readonly Sample[]): Sample {
