@@ -1,8 +1,10 @@
 // API keys (--api-keys FILE): a JSON array of {"name", "sha256", "scopes"}, where sha256 is the
 // hex SHA-256 of the key a client sends as X-API-Key. The file holds no key itself. A key is
-// found by comparing its digest with every entry's in constant time (crypto.timingSafeEqual over
-// equal-length digests, every entry compared), so neither the time taken nor the answer tells
-// whether a name or a prefix exists. An entry named `cert:<CN>` gives its scopes to a client
+// found by its digest: one Map lookup, then one crypto.timingSafeEqual of the digests. The
+// lookup's time can depend on the digest a client's key hashes to, never on the key's own bytes
+// beyond that, and a stored digest tells nothing of its key (SHA-256 is preimage-resistant), so
+// neither the time taken nor the answer tells whether a name or a key prefix exists; the cost
+// does not grow with the number of keys. An entry named `cert:<CN>` gives its scopes to a client
 // certificate of that subject CN (--tls-client-ca) and is never matched by a key.
 import { createHash, timingSafeEqual } from "node:crypto";
 import { readFileSync } from "node:fs";
@@ -38,18 +40,25 @@ interface Stored extends ApiKey {
   readonly digest: Buffer;
 }
 
+/** The entries of one file: the keys by hex digest, the certificates' entries by name. */
+interface KeyTable {
+  readonly size: number;
+  readonly byDigest: ReadonlyMap<string, Stored>;
+  readonly certificates: ReadonlyMap<string, Stored>;
+}
+
 /** The keys of one file, read at start and again on reload(). */
 export class ApiKeys {
-  private stored: readonly Stored[];
+  private table: KeyTable;
 
   /** Reads `path`; throws an Error saying what is wrong with it. */
   constructor(readonly path: string) {
-    this.stored = readKeys(path);
+    this.table = tableOf(readKeys(path));
   }
 
   /** The keys' count (for the log). */
   get size(): number {
-    return this.stored.length;
+    return this.table.size;
   }
 
   /**
@@ -57,25 +66,32 @@ export class ApiKeys {
    * were, and the Error says why.
    */
   reload(): void {
-    this.stored = readKeys(this.path);
+    this.table = tableOf(readKeys(this.path));
   }
 
-  /** The entry whose digest is the key's, compared with every entry in constant time; never a cert: entry. */
+  /** The entry whose digest is the key's (a lookup, then a constant-time comparison); never a cert: entry. */
   find(key: string): ApiKey | undefined {
     if (Buffer.byteLength(key) > MAX_KEY_BYTES) return undefined;
     const digest = createHash("sha256").update(key).digest();
-    let found: Stored | undefined;
-    for (const entry of this.stored) {
-      if (timingSafeEqual(entry.digest, digest) && !entry.name.startsWith(CERTIFICATE_PREFIX)) found ??= entry;
-    }
-    return found;
+    const entry = this.table.byDigest.get(digest.toString("hex"));
+    return entry !== undefined && timingSafeEqual(entry.digest, digest) ? entry : undefined;
   }
 
   /** The scopes of a client certificate whose subject CN is `commonName`, if an entry names it. */
   certificate(commonName: string): ApiKey | undefined {
-    const name = `${CERTIFICATE_PREFIX}${commonName}`;
-    return this.stored.find((entry) => entry.name === name);
+    return this.table.certificates.get(`${CERTIFICATE_PREFIX}${commonName}`);
   }
+}
+
+/** Two entries with one digest: the first in the file is the key's (cert: entries are never keys). */
+function tableOf(stored: readonly Stored[]): KeyTable {
+  const byDigest = new Map<string, Stored>();
+  const certificates = new Map<string, Stored>();
+  for (const entry of stored) {
+    if (entry.name.startsWith(CERTIFICATE_PREFIX)) certificates.set(entry.name, entry);
+    else if (!byDigest.has(entry.digest.toString("hex"))) byDigest.set(entry.digest.toString("hex"), entry);
+  }
+  return { size: stored.length, byDigest, certificates };
 }
 
 function readKeys(path: string): Stored[] {

@@ -7,6 +7,7 @@
 // that cannot be fetched are not (KeysUnavailable, a 503).
 import { createRemoteJWKSet, errors, jwtVerify } from "jose";
 import type { JWTPayload } from "jose";
+import { TokenCache } from "./token-cache.js";
 
 /** The only algorithms accepted: asymmetric ones, so a public key can never serve as an HMAC secret. */
 export const ALGORITHMS = ["RS256", "PS256", "ES256", "EdDSA"] as const;
@@ -31,6 +32,10 @@ export interface JwtOptions {
   readonly clockSkewS: number;
   /** The claim holding the scopes. Default: `scope` (space-separated), else `scp` (an array). */
   readonly scopeClaim?: string | undefined;
+  /** The most verified tokens cached (src/auth/token-cache.ts); 0 caches none. Default: TOKEN_CACHE_ENTRIES. */
+  readonly tokenCacheEntries?: number | undefined;
+  /** The clock that exp, nbf and the cache are judged by, in milliseconds since the epoch. Default: Date.now. */
+  readonly now?: (() => number) | undefined;
 }
 
 /** What a verified token says. */
@@ -68,12 +73,17 @@ type KeySet = ReturnType<typeof createRemoteJWKSet>;
 
 export class JwtVerifier {
   private keySet: Promise<KeySet> | undefined;
+  private readonly cache: TokenCache<VerifiedToken>;
 
-  constructor(private readonly options: JwtOptions) {}
+  constructor(private readonly options: JwtOptions) {
+    this.cache = new TokenCache({ maxEntries: options.tokenCacheEntries, now: options.now });
+  }
 
-  /** The token's subject and scopes; throws TokenRefused or KeysUnavailable. */
+  /** The token's subject and scopes; throws TokenRefused or KeysUnavailable. A token verified before and not yet expired is not verified again. */
   async verify(token: string): Promise<VerifiedToken> {
     if (token.length > MAX_TOKEN_LENGTH) throw new TokenRefused(`the token is longer than ${String(MAX_TOKEN_LENGTH)} characters`);
+    const cached = this.cache.get(token);
+    if (cached !== undefined) return cached;
     const keys = await this.keys();
     let payload: JWTPayload;
     try {
@@ -83,6 +93,7 @@ export class JwtVerifier {
         algorithms: [...ALGORITHMS],
         clockTolerance: this.options.clockSkewS,
         requiredClaims: ["exp"],
+        ...(this.options.now === undefined ? {} : { currentDate: new Date(this.options.now()) }),
       }));
     } catch (error) {
       if (error instanceof errors.JOSEError && TOKEN_FAULTS.has(error.code)) throw new TokenRefused(`${error.code}: ${error.message}`);
@@ -90,7 +101,10 @@ export class JwtVerifier {
     }
     const subject = typeof payload.sub === "string" ? payload.sub : typeof payload.client_id === "string" ? payload.client_id : undefined;
     if (subject === undefined || subject === "") throw new TokenRefused("the token has neither sub nor client_id");
-    return { subject, scopes: scopesOf(payload, this.options.scopeClaim) };
+    const verified: VerifiedToken = { subject, scopes: scopesOf(payload, this.options.scopeClaim) };
+    // requiredClaims makes exp present and a number.
+    this.cache.set(token, verified, { exp: payload.exp ?? 0, nbf: payload.nbf, clockSkewS: this.options.clockSkewS });
+    return verified;
   }
 
   /** The key set, once its URL is known; a failed discovery is tried again by the next request. */

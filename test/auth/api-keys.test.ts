@@ -34,6 +34,17 @@ describe("API keys", () => {
     expect(keys.certificate("ci")).toBeUndefined();
   });
 
+  it("finds a key whose digest the file writes in upper case, and gives a digest listed twice to the first entry", async () => {
+    await writeFile(file, JSON.stringify([
+      { name: "upper", sha256: sha256("key-upper").toUpperCase(), scopes: ["jobs:read"] },
+      { name: "first", sha256: sha256("key-shared"), scopes: ["jobs:read"] },
+      { name: "second", sha256: sha256("key-shared"), scopes: ["jobs:write"] },
+    ]));
+    const keys = new ApiKeys(file);
+    expect(keys.find("key-upper")?.name).toBe("upper");
+    expect(keys.find("key-shared")?.name).toBe("first");
+  });
+
   it.each([
     ["not JSON", "[", /is not JSON/],
     ["an unknown scope", JSON.stringify([{ name: "a", sha256: sha256("k"), scopes: ["jobs:admin"] }]), /at \/0\/scopes\/0/],

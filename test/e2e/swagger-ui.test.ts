@@ -1,13 +1,19 @@
 // Swagger UI in a real browser: Debian's chromium, driven by playwright-core (never a browser
-// downloaded by Playwright), against the started command. A person's path: open /docs, create
-// a job with "POST /v1/jobs" → Try it out → Execute, then read it back with "GET
-// /v1/jobs/{jobId}", typing nothing. Screenshots go to test-results/swagger-ui/, with the time
-// the page took to show its first operation (timing.json; measured, not asserted: see
-// `npm run bench:docs` and docs/benchmarks.md).
+// downloaded by Playwright), against the started command with API keys and a real OpenID
+// provider (test/helpers/oidc-issuer.ts) configured. A person's path: open /docs, Authorize with
+// an API key, create a job with "POST /v1/jobs" → Try it out → Execute, then read it back with
+// "GET /v1/jobs/{jobId}", typing nothing else. Then the Authorize button, on the same page (its
+// load is the costly part): for each scheme, with no authorization in force, Try it out on "GET
+// /v1/jobs" shows the 401 problem; after Authorize with an API key (the apiKey scheme) or an
+// access token the provider issued (the bearerToken scheme) it is answered 200. Screenshots go
+// to test-results/swagger-ui/, with the time the page took to show its first operation
+// (timing.json; measured, not asserted: see `npm run bench:docs` and docs/benchmarks.md).
 //
 // Without /usr/bin/chromium the test says so and is skipped, except in CI (process.env.CI),
 // where .ci/run installs chromium and a missing browser is a failure.
-import { mkdir, writeFile } from "node:fs/promises";
+import { createHash } from "node:crypto";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -15,10 +21,18 @@ import { launchChromium, skipWithoutChromium } from "../helpers/browser.js";
 import type { Browser } from "../helpers/browser.js";
 import { startCommand } from "../helpers/command.js";
 import type { StartedCommand } from "../helpers/command.js";
+import { AUDIENCE, signingKey, startIssuer } from "../helpers/oidc-issuer.js";
+import type { Issuer } from "../helpers/oidc-issuer.js";
 
 const SCREENSHOTS = "test-results/swagger-ui";
+const WRITER_KEY = "k-swagger-ui-writer-2c8e41f0b9d3";
+const READER_KEY = "k-swagger-ui-reader-7d0c5e91a2b8";
+
+const sha256 = (text: string): string => createHash("sha256").update(text).digest("hex");
 
 describe.skipIf(skipWithoutChromium("the Swagger UI browser test"))("Swagger UI in chromium", () => {
+  let issuer: Issuer;
+  let keysDir: string;
   let gateway: StartedCommand;
   let browser: Browser;
   let page: Page;
@@ -27,9 +41,18 @@ describe.skipIf(skipWithoutChromium("the Swagger UI browser test"))("Swagger UI 
   const requestIds: (string | undefined)[] = [];
 
   beforeAll(async () => {
-    gateway = await startCommand();
+    issuer = await startIssuer([await signingKey("swagger-ui")]);
+    keysDir = await mkdtemp(join(tmpdir(), "swagger-ui-keys-"));
+    const keys = join(keysDir, "api-keys.json");
+    await writeFile(keys, JSON.stringify([
+      { name: "writer", sha256: sha256(WRITER_KEY), scopes: ["jobs:read", "jobs:write"] },
+      { name: "reader", sha256: sha256(READER_KEY), scopes: ["jobs:read"] },
+    ]));
+    gateway = await startCommand(["--api-keys", keys, "--auth-issuer", issuer.url, "--auth-audience", AUDIENCE]);
     browser = await launchChromium();
     page = browser.context.pages()[0] ?? (await browser.context.newPage());
+    // A step that does not happen fails in its own words, not by the test's timeout.
+    page.setDefaultTimeout(15_000);
     page.on("request", (request) => {
       if (!request.url().startsWith(gateway.url) && !request.url().startsWith("data:")) external.push(request.url());
       if (request.url().startsWith(`${gateway.url}/v1/`)) requestIds.push(request.headers()["x-request-id"]);
@@ -40,6 +63,8 @@ describe.skipIf(skipWithoutChromium("the Swagger UI browser test"))("Swagger UI 
   afterAll(async () => {
     await browser.close();
     expect(await gateway.stop()).toBe(0);
+    await issuer.close();
+    await rm(keysDir, { recursive: true, force: true });
   });
 
   /** Expands the operation (if needed), sends it as pre-filled, and returns its rendered answer. */
@@ -48,12 +73,52 @@ describe.skipIf(skipWithoutChromium("the Swagger UI browser test"))("Swagger UI 
     // Try it out is on from the start (tryItOutEnabled); press it where it is not.
     const tryItOut = operation.locator("button.try-out__btn", { hasText: "Try it out" });
     if (await tryItOut.isVisible()) await tryItOut.click();
+    // The answer shown before goes, so that the one read below is the new one.
+    const clear = operation.locator("button.btn-clear");
+    if (await clear.isVisible()) await clear.click();
     await operation.locator("button.execute").click();
     const answer = operation.locator(".live-responses-table tr.response");
     await answer.waitFor();
     const status = (await answer.locator(".response-col_status").textContent()) ?? "";
     const body = (await answer.locator(".response-col_description pre").first().textContent()) ?? "";
     return { status: status.trim(), body };
+  }
+
+  /** The dialog of the page's Authorize button, opened. */
+  async function authorizations(): Promise<Locator> {
+    await page.locator(".scheme-container button.authorize").click();
+    return page.locator(".dialog-ux .modal-ux");
+  }
+
+  /** Authorize → the scheme's value → Authorize → Close, in the Authorize dialog. */
+  async function authorize(scheme: string, value: string): Promise<void> {
+    const dialog = await authorizations();
+    const container = dialog.locator(".auth-container").filter({ has: page.locator("h4", { hasText: scheme }) });
+    await container.locator("input").fill(value);
+    await container.locator("button.authorize").click();
+    await container.locator("button", { hasText: "Logout" }).waitFor();
+    await dialog.locator("button.close-modal").click();
+  }
+
+  /** Logout of every scheme authorized, in the Authorize dialog. */
+  async function logout(): Promise<void> {
+    const dialog = await authorizations();
+    const buttons = dialog.locator("button", { hasText: "Logout" });
+    while ((await buttons.count()) > 0) await buttons.first().click();
+    await dialog.locator("button.close-modal").click();
+  }
+
+  /** With no authorization in force "GET /v1/jobs" shows the 401 problem; after Authorize with `credential` for `scheme`, a 200. */
+  async function refusedThenAnswered(scheme: string, credential: string): Promise<void> {
+    const search = page.locator("#operations-jobs-jobSearch");
+    await search.scrollIntoViewIfNeeded();
+    await logout();
+    const refused = await execute(search);
+    expect(refused.status).toBe("401");
+    expect(JSON.parse(refused.body)).toMatchObject({ status: 401, title: expect.any(String) as unknown });
+    await authorize(scheme, credential);
+    const answered = await execute(search);
+    expect(answered.status).toBe("200");
   }
 
   /** A screenshot of the operation from its title down to the answer it rendered. */
@@ -78,6 +143,7 @@ describe.skipIf(skipWithoutChromium("the Swagger UI browser test"))("Swagger UI 
       expect(await page.title()).toBe("Norsk Manager gateway");
       const create = page.locator("#operations-jobs-createJob");
       await create.waitFor();
+      await authorize("apiKey", WRITER_KEY);
 
       const created = await execute(create);
       await capture(create, "create-job.png");
@@ -100,4 +166,12 @@ describe.skipIf(skipWithoutChromium("the Swagger UI browser test"))("Swagger UI 
     },
     60_000,
   );
+
+  it("answers Try it out on GET /v1/jobs 401 before Authorize with an API key, and 200 after", async () => {
+    await refusedThenAnswered("apiKey", READER_KEY);
+  }, 60_000);
+
+  it("answers Try it out on GET /v1/jobs 401 before Authorize with an access token of the issuer, and 200 after", async () => {
+    await refusedThenAnswered("bearerToken", await issuer.token("jobs:read"));
+  }, 60_000);
 });
