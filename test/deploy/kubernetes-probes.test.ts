@@ -58,7 +58,7 @@ async function probe(which: Probe | undefined, host?: string): Promise<number> {
   const action = which?.httpGet as HTTPGetAction;
   expect(GATEWAY.ports?.find((p) => p.name === action.port)?.containerPort).toBe(Number(CONFIG.PORT));
   const headers = Object.fromEntries((action.httpHeaders ?? []).map((h) => [h.name.toLowerCase(), h.value]));
-  return statusOf(action.path, host === undefined ? headers : { ...headers, host });
+  return statusOf(action.path ?? "/", host === undefined ? headers : { ...headers, host });
 }
 
 /** GET `path` on the gateway's port with `headers` (Host among them, which fetch cannot set). */
