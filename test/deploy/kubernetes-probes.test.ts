@@ -2,8 +2,9 @@
 // gateway with the ConfigMap's and the Deployment's environment, each reading its TLS files
 // where the generated Secrets would put them (the example certificates of
 // deploy/kubernetes/tls/make-example-certs.sh), so that they speak mutual TLS as they would in
-// the cluster. Then the gateway is probed as the kubelet probes it (path, port and headers read
-// from the Deployment), while the Manager is up and after it is gone. What differs, and why:
+// the cluster, and taking the API key deploy/make-api-key.sh made in the Secret's file. Then the
+// gateway is probed as the kubelet probes it (path, port and headers read from the Deployment),
+// called with and without the key, while the Manager is up and after it is gone. What differs, and why:
 // ports are free ones of this machine; the Manager is dialled at 127.0.0.1, with
 // MANAGER_SERVER_NAME set to the Service's name (which does not resolve here), so that its
 // certificate is still checked for that name.
@@ -34,6 +35,8 @@ let manager: StartedCommand;
 let managerStopped: Promise<number | null> | undefined;
 let gateway: StartedCommand;
 let port: number;
+/** What deploy/make-api-key.sh printed. */
+let apiKey: string;
 
 async function freePort(): Promise<number> {
   const server = createServer();
@@ -55,8 +58,13 @@ async function probe(which: Probe | undefined, host?: string): Promise<number> {
   const action = which?.httpGet as HTTPGetAction;
   expect(GATEWAY.ports?.find((p) => p.name === action.port)?.containerPort).toBe(Number(CONFIG.PORT));
   const headers = Object.fromEntries((action.httpHeaders ?? []).map((h) => [h.name.toLowerCase(), h.value]));
+  return statusOf(action.path ?? "/", host === undefined ? headers : { ...headers, host });
+}
+
+/** GET `path` on the gateway's port with `headers` (Host among them, which fetch cannot set). */
+async function statusOf(path: string, headers: Record<string, string>): Promise<number> {
   return new Promise((done, fail) => {
-    get({ host: "127.0.0.1", port, path: action.path, headers: host === undefined ? headers : { ...headers, host } }, (response) => {
+    get({ host: "127.0.0.1", port, path, headers }, (response) => {
       response.resume();
       done(response.statusCode ?? 0);
     }).on("error", fail);
@@ -73,7 +81,9 @@ beforeAll(async () => {
   folder = await mkdtemp(join(tmpdir(), "kubernetes-run-"));
   await mkdir(join(folder, "tls"));
   await mkdir(join(folder, "data"));
+  await mkdir(join(folder, "api-keys"));
   await promisify(execFile)(join(KUBERNETES_DIR, "tls", "make-example-certs.sh"), [join(folder, "tls")]);
+  apiKey = (await promisify(execFile)("deploy/make-api-key.sh", [join(folder, "api-keys")])).stdout.trim();
   manager = await startManager();
   port = await freePort();
   const [serviceName, servicePort] = (CONFIG.MANAGER_ADDRESS ?? "").split(":");
@@ -93,7 +103,14 @@ afterAll(async () => {
 describe("the manifests, run with the example certificates", () => {
   it("start the gateway with the ConfigMap's settings, listening on all interfaces, in front of the Manager over mutual TLS", () => {
     expect(gateway.lines.some((line) => line.includes(`listening on http://127.0.0.1:${String(port)}`))).toBe(true);
-    expect(GATEWAY.env?.map((e) => e.name)).toEqual(["MANAGER_CA", "MANAGER_CERT", "MANAGER_KEY"]);
+    expect(GATEWAY.env?.map((e) => e.name)).toEqual(["MANAGER_CA", "MANAGER_CERT", "MANAGER_KEY", "API_KEYS_FILE"]);
+  });
+
+  it("the gateway answers a caller with the key deploy/make-api-key.sh printed, and no caller without it", async () => {
+    const asClient = { host: "norsk-manager-gateway" };
+    expect(await statusOf("/v1/jobs", { ...asClient, "x-api-key": apiKey })).toBe(200);
+    expect(await statusOf("/v1/jobs", asClient)).toBe(401);
+    expect(await statusOf("/v1/jobs", { ...asClient, "x-api-key": `${apiKey.slice(0, -1)}${apiKey.endsWith("0") ? "1" : "0"}` })).toBe(401);
   });
 
   it("the gateway is started, live and ready while the Manager answers", async () => {

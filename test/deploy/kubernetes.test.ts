@@ -3,7 +3,7 @@
 // Dockerfile builds and to the gateway's settings. test/deploy/kubernetes-probes.test.ts runs the
 // gateway with the ConfigMap's settings and probes it as the kubelet would.
 import { execFile } from "node:child_process";
-import { existsSync, readdirSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
@@ -16,6 +16,7 @@ import { KUBERNETES_DIR, find, generatedSecret, readKustomization, readObjects, 
 import type { KubeObject } from "../helpers/kubernetes.js";
 
 const run = promisify(execFile);
+const MAKE_API_KEY = "deploy/make-api-key.sh";
 
 const KUSTOMIZATION = readKustomization();
 const OBJECTS = readObjects(KUSTOMIZATION);
@@ -46,14 +47,16 @@ function spec(kind: string, name: string): unknown {
 
 const KNOWN_ENV = new Set(SETTINGS.map((s) => s.env));
 let managerHelp: string;
-/** Stands for deploy/kubernetes: its tls/ holds what make-example-certs.sh writes. */
+/** Stands for deploy/kubernetes: its tls/ and api-keys/ hold what make-example-certs.sh and make-api-key.sh write. */
 let kustomizationCopy: string;
 
 beforeAll(async () => {
   ({ stdout: managerHelp } = await run(process.execPath, ["packages/reference-manager/dist/main.js", "--help"]));
   kustomizationCopy = await mkdtemp(join(tmpdir(), "kubernetes-tls-"));
   await mkdir(join(kustomizationCopy, "tls"));
+  await mkdir(join(kustomizationCopy, "api-keys"));
   await run(join(KUBERNETES_DIR, "tls", "make-example-certs.sh"), [join(kustomizationCopy, "tls")]);
+  await run(MAKE_API_KEY, [join(kustomizationCopy, "api-keys")]);
 });
 
 afterAll(async () => {
@@ -156,9 +159,9 @@ describe("deploy/kubernetes: both workloads", () => {
     expect(container.resources?.limits?.memory).toBeDefined();
   });
 
-  it.each([["gateway", gatewayContainer, () => DEPLOYMENT], ["reference Manager", managerContainer, () => STATEFULSET]] as const)("the %s reads each TLS file it is given from a mounted Secret that the kustomization generates with that key", (_, container, workload) => {
+  it.each([["gateway", gatewayContainer, () => DEPLOYMENT, 4], ["reference Manager", managerContainer, () => STATEFULSET, 3]] as const)("the %s reads each file it is given from a mounted Secret that the kustomization generates with that key", (_, container, workload, count) => {
     const paths = [...(container().env ?? []).map((e) => e.value ?? ""), ...(container().args ?? [])].filter((value) => value.startsWith("/etc/"));
-    expect(paths.length).toBe(3);
+    expect(paths.length).toBe(count);
     for (const path of paths) {
       const mount = container().volumeMounts?.find((m) => m.mountPath === dirname(path));
       expect(mount, path).toMatchObject({ readOnly: true });
@@ -166,8 +169,37 @@ describe("deploy/kubernetes: both workloads", () => {
       expect(volume?.secret?.defaultMode).toBe(0o440);
       const generator = KUSTOMIZATION.secretGenerator.find((g) => g.name === volume?.secret?.secretName);
       expect(Object.keys(generator?.files ?? {}), path).toContain(basename(path));
-      expect(generator?.type).toBe("kubernetes.io/tls");
+      // The TLS material in Secrets of the TLS type; the API keys' digests in an Opaque one.
+      expect(generator?.type, path).toBe(path.endsWith("/api-keys.json") ? "Opaque" : "kubernetes.io/tls");
     }
+  });
+});
+
+describe("deploy/kubernetes: who may call the gateway", () => {
+  const env = (name: string): string | undefined => gatewayContainer().env?.find((e) => e.name === name)?.value;
+
+  it("the gateway takes the API keys of the mounted Secret (API_KEYS_FILE) and is never told AUTH=none", () => {
+    const file = env("API_KEYS_FILE") ?? "";
+    const mount = gatewayContainer().volumeMounts?.find((m) => m.mountPath === dirname(file));
+    const volume = DEPLOYMENT.spec.template.spec.volumes?.find((v) => v.name === mount?.name);
+    expect(volume?.secret?.secretName).toBe(`${GATEWAY}-api-keys`);
+    expect(CONFIG.AUTH).toBeUndefined();
+    expect(env("AUTH")).toBeUndefined();
+    expect(Object.keys(CONFIG).filter((name) => name.startsWith("API_KEYS") || name.startsWith("AUTH_"))).toEqual([]);
+  });
+
+  it("the API keys' Secret is made from the file deploy/make-api-key.sh writes in api-keys/, which git ignores", async () => {
+    const generator = KUSTOMIZATION.secretGenerator.find((g) => g.name === `${GATEWAY}-api-keys`);
+    expect(generator?.files).toEqual({ "api-keys.json": "api-keys/api-keys.json" });
+    const { stdout } = await run("git", ["check-ignore", join(KUBERNETES_DIR, "api-keys", "api-keys.json")]);
+    expect(stdout.trim()).toBe(join(KUBERNETES_DIR, "api-keys", "api-keys.json"));
+  });
+
+  it("says how to make the key, before `kubectl apply -k`, in the kustomization's own comment", () => {
+    const text = readFileSync(join(KUBERNETES_DIR, "kustomization.yaml"), "utf8");
+    const make = text.indexOf(`${MAKE_API_KEY} ${KUBERNETES_DIR}/api-keys`);
+    expect(make).toBeGreaterThan(-1);
+    expect(make).toBeLessThan(text.indexOf("kubectl apply -k deploy/kubernetes"));
   });
 });
 
@@ -200,7 +232,7 @@ describe("deploy/kubernetes: the reference Manager", () => {
 });
 
 describe("deploy/kubernetes/tls/make-example-certs.sh", () => {
-  it("writes every file the secretGenerator reads", () => {
+  it("writes, with deploy/make-api-key.sh, every file the secretGenerator reads", () => {
     for (const file of KUSTOMIZATION.secretGenerator.flatMap((g) => Object.values(g.files))) expect(existsSync(join(kustomizationCopy, file)), file).toBe(true);
   });
 

@@ -35,10 +35,10 @@ function makeCa(dir: string, name: string): Pem {
   return pem;
 }
 
-function makeLeaf(dir: string, name: string, ca: Pem, extensions: string): Pem {
+function makeLeaf(dir: string, name: string, ca: Pem, extensions: string, commonName = name): Pem {
   const pem = { cert: join(dir, `${name}.pem`), key: join(dir, `${name}.key`) };
   const csr = join(dir, `${name}.csr`);
-  openssl(dir, ["req", "-new", ...KEY, "-subj", `/CN=${name}`, "-keyout", pem.key, "-out", csr]);
+  openssl(dir, ["req", "-new", ...KEY, "-subj", `/CN=${commonName}`, "-keyout", pem.key, "-out", csr]);
   const ext = join(dir, `${name}.ext`);
   writeFileSync(ext, `${extensions}\n`);
   openssl(dir, ["x509", "-req", "-in", csr, "-CA", ca.cert, "-CAkey", ca.key, "-CAcreateserial", "-days", "2", "-extfile", ext, "-out", pem.cert]);
@@ -62,4 +62,18 @@ export function makeCertificates(serverNames: readonly string[]): Certificates {
     read: (path) => readFileSync(path),
     remove: () => { rmSync(dir, { recursive: true, force: true }); },
   };
+}
+
+export interface ClientCertificateOptions {
+  /** The subject's CN. */
+  readonly commonName: string;
+  /** The CA that signs it: `certs.ca`, `certs.otherCa`. */
+  readonly signer: Pem;
+  /** The files' name in `certs.dir`, unique among the certificates made there. */
+  readonly file: string;
+}
+
+/** One more client certificate (extendedKeyUsage clientAuth), in `certs.dir`. */
+export function makeClientCertificate(certs: Certificates, options: ClientCertificateOptions): Pem {
+  return makeLeaf(certs.dir, options.file, options.signer, "extendedKeyUsage=clientAuth", options.commonName);
 }
