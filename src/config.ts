@@ -261,6 +261,10 @@ export const ConfigSchema = Type.Object(
     tlsClientCa: Type.Optional(
       Type.String({ minLength: 1, flag: "tls-client-ca", env: "TLS_CLIENT_CA", description: "PEM file of the CAs whose client certificates the HTTPS listener requires (with --tls-cert and --api-keys)" }),
     ),
+    // Off by default: where an audit trail must go, and who may read it, is the operator's choice.
+    auditLog: Type.Optional(
+      Type.String({ minLength: 1, flag: "audit-log", env: "AUDIT_LOG", description: "append one JSON line per change and per refusal (401/403) to this file, or write it to stderr; a change is answered once its line is written" }),
+    ),
     allowedHosts: Type.Optional(
       Type.Array(Type.String({ pattern: `^\\*$|${HOST_PATTERN}` }), {
         flag: "allowed-host", env: "ALLOWED_HOSTS", description: "Host names accepted (name, name:port or *), comma-separated; unset: the loopback names, or * when --host is not loopback",

@@ -14,7 +14,7 @@ import { jobFromJson, jobToJson } from "../json/index.js";
 import { JobJson, JobIdParams, JobInputJson, JobPatchJson, JsonPatchJson } from "../../schemas/job.js";
 import { invalidArgument, preconditionFailed } from "../http/problem.js";
 import { unaryCallOptions } from "../operations/call-options.js";
-import { replaceJob, requireJob } from "../operations/job-access.js";
+import { expectedHash, replaceJob, requireJob } from "../operations/job-access.js";
 import type { ManagerRouteOptions } from "../operations/job-access.js";
 import { DIFFERENT_JOB, JOB_EXISTS, createOnly, createOrRecognise } from "../operations/job-create.js";
 import { completeAsAsked } from "../operations/job-complete.js";
@@ -36,6 +36,7 @@ import { serializerOptions } from "../http/validation.js";
 import { JSON_UTF8, JsonTextCache } from "../http/json-text.js";
 import { ETagHeader, IfMatchHeaders, IfNoneMatchHeaders, LocationHeader, ReplaceHeaders } from "../../schemas/headers.js";
 import { needs } from "../auth/scopes.js";
+import { noteAudit } from "../telemetry/audit-log.js";
 
 const NO_SUCH_JOB = "no job has this id";
 
@@ -214,7 +215,10 @@ export const jobsRoutes: FastifyPluginCallbackTypebox<ManagerRouteOptions> = (ap
   app.post("/v1/jobs", CREATE_JOB, async function createJob(request, reply) {
     const job = jobFromJson(request.body);
     refuseDeletingTag(job.tags);
+    noteAudit(request, { target: { jobId: job.jobId?.jobId ?? "" } });
     const { job: stored, status } = await createOrRecognise(client, job, unaryCallOptions(request, reply, requestTimeoutMs));
+    // A safe retry changed nothing: the job was as it is.
+    noteAudit(request, { etagBefore: status === 201 ? null : etagOf(stored.currentHash) });
     void reply.header("location", `/v1/jobs/${encodeURIComponent(stored.jobId?.jobId ?? "")}`);
     return sendJob(reply, stored, status);
   });
@@ -238,11 +242,15 @@ export const jobsRoutes: FastifyPluginCallbackTypebox<ManagerRouteOptions> = (ap
     if (isCreateOnly(request.headers["if-none-match"])) {
       refuseWithCreateOnly(ifMatch, job.currentHash);
       const created = await writes.run(jobId, call, () => createOnly(client, job, call));
+      noteAudit(request, { etagBefore: null });
       void reply.header("location", `/v1/jobs/${encodeURIComponent(jobId)}`);
       return sendJob(reply, created, 201);
     }
     refuseWeak(ifMatch);
+    const expected = expectedHash(ifMatch, job.currentHash);
     job.currentHash = await writes.run(jobId, call, () => replaceJob(client, job, ifMatch, call));
+    // A write conditional on a version replaced that version; an unconditional one, an unknown one.
+    if (expected !== 0n) noteAudit(request, { etagBefore: etagOf(expected) });
     return sendJob(reply, job);
   });
 
@@ -251,7 +259,7 @@ export const jobsRoutes: FastifyPluginCallbackTypebox<ManagerRouteOptions> = (ap
     const change = changeOf(request.headers["content-type"], request.body, jobId);
     const ifMatch = ifMatchOnly(request.headers);
     const call = unaryCallOptions(request, reply, requestTimeoutMs);
-    const patched = await writes.run(jobId, call, () => patchWithRetries(client, jobId, change, { ifMatch, attempts: options.patchAttempts }, call));
+    const patched = await writes.run(jobId, call, () => patchWithRetries(client, jobId, change, { ifMatch, attempts: options.patchAttempts, onRead: (hash) => { noteAudit(request, { etagBefore: etagOf(hash) }); } }, call));
     return sendJob(reply, patched);
   });
 
@@ -260,6 +268,7 @@ export const jobsRoutes: FastifyPluginCallbackTypebox<ManagerRouteOptions> = (ap
     const call = unaryCallOptions(request, reply, requestTimeoutMs);
     const { jobId } = request.params;
     await writes.run(jobId, call, () => deleteAsAsked(client, jobId, ifMatch, request.id, call));
+    noteAudit(request, { ...(ifMatch.kind === "hash" ? { etagBefore: etagOf(ifMatch.hash) } : {}), etagAfter: null });
     return reply.code(204).send(null);
   });
 
@@ -268,6 +277,7 @@ export const jobsRoutes: FastifyPluginCallbackTypebox<ManagerRouteOptions> = (ap
     const call = unaryCallOptions(request, reply, requestTimeoutMs);
     const { jobId } = request.params;
     await writes.run(jobId, call, () => completeAsAsked(client, jobId, ifMatch, call));
+    if (ifMatch.kind === "hash") noteAudit(request, { etagBefore: etagOf(ifMatch.hash) });
     return reply.code(204).send(null);
   });
 
