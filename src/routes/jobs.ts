@@ -14,7 +14,7 @@ import { jobFromJson, jobToJson } from "../json/index.js";
 import { JobJson, JobIdParams, JobInputJson, JobPatchJson, JsonPatchJson } from "../../schemas/job.js";
 import { invalidArgument, preconditionFailed } from "../http/problem.js";
 import { unaryCallOptions } from "../operations/call-options.js";
-import { expectedHash, replaceJob, requireJob } from "../operations/job-access.js";
+import { replaceJob, requireJob } from "../operations/job-access.js";
 import type { ManagerRouteOptions } from "../operations/job-access.js";
 import { DIFFERENT_JOB, JOB_EXISTS, createOnly, createOrRecognise } from "../operations/job-create.js";
 import { completeAsAsked } from "../operations/job-complete.js";
@@ -215,12 +215,10 @@ export const jobsRoutes: FastifyPluginCallbackTypebox<ManagerRouteOptions> = (ap
   app.post("/v1/jobs", CREATE_JOB, async function createJob(request, reply) {
     const job = jobFromJson(request.body);
     refuseDeletingTag(job.tags);
-    noteAudit(request, { target: { jobId: job.jobId?.jobId ?? "" } });
     const { job: stored, status } = await createOrRecognise(client, job, unaryCallOptions(request, reply, requestTimeoutMs));
-    // A safe retry changed nothing: the job was as it is.
-    noteAudit(request, { etagBefore: status === 201 ? null : etagOf(stored.currentHash) });
-    void reply.header("location", `/v1/jobs/${encodeURIComponent(stored.jobId?.jobId ?? "")}`);
-    return sendJob(reply, stored, status);
+    // A safe retry (200) changed nothing: the job was as it is.
+    if (status === 200) noteAudit(request, { etagBefore: etagOf(stored.currentHash) });
+    return sendJob(reply.header("location", `/v1/jobs/${encodeURIComponent(stored.jobId?.jobId ?? "")}`), stored, status);
   });
 
   app.get("/v1/jobs/:jobId", JOB_BY_ID, async function jobById(request, reply) {
@@ -242,15 +240,11 @@ export const jobsRoutes: FastifyPluginCallbackTypebox<ManagerRouteOptions> = (ap
     if (isCreateOnly(request.headers["if-none-match"])) {
       refuseWithCreateOnly(ifMatch, job.currentHash);
       const created = await writes.run(jobId, call, () => createOnly(client, job, call));
-      noteAudit(request, { etagBefore: null });
       void reply.header("location", `/v1/jobs/${encodeURIComponent(jobId)}`);
       return sendJob(reply, created, 201);
     }
     refuseWeak(ifMatch);
-    const expected = expectedHash(ifMatch, job.currentHash);
     job.currentHash = await writes.run(jobId, call, () => replaceJob(client, job, ifMatch, call));
-    // A write conditional on a version replaced that version; an unconditional one, an unknown one.
-    if (expected !== 0n) noteAudit(request, { etagBefore: etagOf(expected) });
     return sendJob(reply, job);
   });
 
@@ -268,7 +262,7 @@ export const jobsRoutes: FastifyPluginCallbackTypebox<ManagerRouteOptions> = (ap
     const call = unaryCallOptions(request, reply, requestTimeoutMs);
     const { jobId } = request.params;
     await writes.run(jobId, call, () => deleteAsAsked(client, jobId, ifMatch, request.id, call));
-    noteAudit(request, { ...(ifMatch.kind === "hash" ? { etagBefore: etagOf(ifMatch.hash) } : {}), etagAfter: null });
+    noteAudit(request, { etagAfter: null });
     return reply.code(204).send(null);
   });
 
@@ -277,7 +271,6 @@ export const jobsRoutes: FastifyPluginCallbackTypebox<ManagerRouteOptions> = (ap
     const call = unaryCallOptions(request, reply, requestTimeoutMs);
     const { jobId } = request.params;
     await writes.run(jobId, call, () => completeAsAsked(client, jobId, ifMatch, call));
-    if (ifMatch.kind === "hash") noteAudit(request, { etagBefore: etagOf(ifMatch.hash) });
     return reply.code(204).send(null);
   });
 

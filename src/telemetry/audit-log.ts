@@ -42,11 +42,11 @@ export const AuditLine = Type.Object(
       description: "the OpenAPI operationId (`patchJob`); for a route the document leaves out, its method and path (`GET /metrics`); null for no route",
     }),
     target: Type.Union([Type.Record(Type.String(), Type.String()), Type.Null()], {
-      description: "what the operation acts on: the path's parameters (`{\"jobId\": \"a\"}`, `{\"nodeId\": \"n\"}`, `{\"jobId\": \"a\", \"role\": \"main\"}`), or a created job's id; null when there is none",
+      description: "what the operation acts on: the path's parameters (`{\"jobId\": \"a\"}`, `{\"nodeId\": \"n\"}`, `{\"jobId\": \"a\", \"role\": \"main\"}`), or, for a route without them, the jobId its body names (a create); null when there is none",
     }),
     status: Type.Integer({ minimum: 100, maximum: 599, description: "the HTTP status answered" }),
-    etagBefore: Etag("the job's ETag before the change (the version read, or the one If-Match named and the change matched); null: the job did not exist; absent: not known"),
-    etagAfter: Etag("the job's ETag after the change (the answer's ETag); null: the job no longer exists; absent: not known or nothing changed"),
+    etagBefore: Etag("of a change, the job's ETag before it: the version a PATCH read, or the one If-Match named and the change matched; null: the job did not exist (a create); absent: not known"),
+    etagAfter: Etag("of a change that succeeded, the job's ETag after it (the answer's ETag); null: the job no longer exists (a delete); absent: not known"),
     requestId: Type.String({ description: "the request id (X-Request-Id), also in the access log and the answer" }),
   },
   { additionalProperties: false },
@@ -92,7 +92,7 @@ export class AuditLog {
         // A file whose write failed is opened again: space freed on a full disk heals the log.
         stream = this.stream ??= this.open();
       } catch (error) {
-        reject(error as Error);
+        reject(error instanceof Error ? error : new Error(String(error)));
         return;
       }
       stream.write(text, (error) => {
@@ -164,15 +164,29 @@ export function lineOf(request: FastifyRequest, reply: FastifyReply): AuditLine 
     event: status === 401 || status === 403 ? "refusal" : "change",
     principal: request.principal === null ? null : { id: request.principal.id, kind: request.principal.kind },
     operation: operationOf(request),
-    target: known.target ?? targetOf(request.params),
+    target: known.target ?? targetOf(request.params) ?? createdJobOf(request.body),
     status,
     requestId: request.id,
   };
-  if (known.etagBefore !== undefined) line.etagBefore = known.etagBefore;
   const etag = reply.getHeader("etag");
-  const after = known.etagAfter !== undefined ? known.etagAfter : status < 300 && typeof etag === "string" ? etag : undefined;
+  const succeeded = change && status >= 200 && status < 300;
+  const before = known.etagBefore !== undefined ? known.etagBefore : succeeded ? replacedVersion(request, status, etag) : undefined;
+  if (before !== undefined) line.etagBefore = before;
+  const after = known.etagAfter !== undefined ? known.etagAfter : succeeded && typeof etag === "string" ? etag : undefined;
   if (after !== undefined) line.etagAfter = after;
   return line;
+}
+
+/**
+ * The version a change that succeeded replaced, where its request and answer tell: the entity
+ * tag its If-Match named (it matched, or the change would have failed), or none (null) for a 201
+ * that answers with the created resource's ETag. Undefined: not known.
+ */
+function replacedVersion(request: FastifyRequest, status: number, etag: unknown): string | null | undefined {
+  const ifMatch = request.headers["if-match"]?.trim();
+  if (ifMatch !== undefined && /^"[^"]*"$/.test(ifMatch)) return ifMatch;
+  if (status === 201 && typeof etag === "string") return null;
+  return undefined;
 }
 
 function operationOf(request: FastifyRequest): string | null {
@@ -187,6 +201,12 @@ function targetOf(params: unknown): Record<string, string> | null {
   if (typeof params !== "object" || params === null) return null;
   const entries = Object.entries(params).filter((entry): entry is [string, string] => typeof entry[1] === "string");
   return entries.length === 0 ? null : Object.fromEntries(entries);
+}
+
+/** A create's target: the job id its body names (read only once the body was accepted). */
+function createdJobOf(body: unknown): Record<string, string> | null {
+  if (typeof body !== "object" || body === null || !("jobId" in body) || typeof body.jobId !== "string") return null;
+  return { jobId: body.jobId };
 }
 
 /** The fields of a line, as the document's table lists them: made from AuditLine. */
