@@ -38,6 +38,8 @@ export interface VerifiedToken {
   /** `sub`, else `client_id`. */
   readonly subject: string;
   readonly scopes: ReadonlySet<string>;
+  /** Its `exp` (required), in ms since the epoch. */
+  readonly expiresAtMs: number;
 }
 
 /** The token is not one this gateway accepts; `reason` is for the debug log, never for the client. */
@@ -90,7 +92,7 @@ export class JwtVerifier {
     }
     const subject = typeof payload.sub === "string" ? payload.sub : typeof payload.client_id === "string" ? payload.client_id : undefined;
     if (subject === undefined || subject === "") throw new TokenRefused("the token has neither sub nor client_id");
-    return { subject, scopes: scopesOf(payload, this.options.scopeClaim) };
+    return { subject, scopes: scopesOf(payload, this.options.scopeClaim), expiresAtMs: (payload.exp ?? 0) * 1000 };
   }
 
   /** The key set, once its URL is known; a failed discovery is tried again by the next request. */
