@@ -114,10 +114,10 @@ export const ConfigSchema = Type.Object(
     rateLimit: Type.Optional(
       Type.String({ pattern: RATE_PATTERN, flag: "rate-limit", env: "RATE_LIMIT", description: "requests each client may make per window: 100/s, 6000/m, 50/10s, 1000/h; one more is a 429; unset: no limit" }),
     ),
-    rateLimitKey: Type.Union([Type.Literal("address"), Type.Literal("authorization")], {
+    rateLimitKey: Type.Union([Type.Literal("address"), Type.Literal("authorization"), Type.Literal("principal")], {
       default: "address",
       flag: "rate-limit-key", env: "RATE_LIMIT_KEY",
-      description: "what a client of --rate-limit is: its address, or its Authorization header (its address without one)",
+      description: "what a client of --rate-limit is: its address, its Authorization header, or its authenticated principal (each: its address without one)",
     }),
     // Off by default: X-Forwarded-For is whatever the client wrote, unless a proxy known to
     // replace it sent the request (src/server/trust-proxy.ts).

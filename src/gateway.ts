@@ -103,8 +103,7 @@ export async function startGateway(config: Config, logger: AppOptions["logger"] 
         await tracing?.shutdown().catch((error: unknown) => {
           app.log.warn({ reason: error instanceof Error ? error.message : String(error) }, "the last traces could not be exported");
         });
-        await embedded?.close();
-        await audit?.close();
+        await Promise.all([embedded?.close(), audit?.close()]);
       },
     };
   } catch (error) {
