@@ -114,10 +114,10 @@ export const ConfigSchema = Type.Object(
     rateLimit: Type.Optional(
       Type.String({ pattern: RATE_PATTERN, flag: "rate-limit", env: "RATE_LIMIT", description: "requests each client may make per window: 100/s, 6000/m, 50/10s, 1000/h; one more is a 429; unset: no limit" }),
     ),
-    rateLimitKey: Type.Union([Type.Literal("address"), Type.Literal("authorization")], {
+    rateLimitKey: Type.Union([Type.Literal("address"), Type.Literal("authorization"), Type.Literal("principal")], {
       default: "address",
       flag: "rate-limit-key", env: "RATE_LIMIT_KEY",
-      description: "what a client of --rate-limit is: its address, or its Authorization header (its address without one)",
+      description: "what a client of --rate-limit is: its address, its Authorization header, or its authenticated principal (each: its address without one)",
     }),
     // Off by default: X-Forwarded-For is whatever the client wrote, unless a proxy known to
     // replace it sent the request (src/server/trust-proxy.ts).
@@ -260,6 +260,10 @@ export const ConfigSchema = Type.Object(
     ),
     tlsClientCa: Type.Optional(
       Type.String({ minLength: 1, flag: "tls-client-ca", env: "TLS_CLIENT_CA", description: "PEM file of the CAs whose client certificates the HTTPS listener requires (with --tls-cert and --api-keys)" }),
+    ),
+    // Off by default: where an audit trail must go, and who may read it, is the operator's choice.
+    auditLog: Type.Optional(
+      Type.String({ minLength: 1, flag: "audit-log", env: "AUDIT_LOG", description: "append one JSON line per change and per refusal (401/403) to this file, or write it to stderr; a change is answered once its line is written" }),
     ),
     allowedHosts: Type.Optional(
       Type.Array(Type.String({ pattern: `^\\*$|${HOST_PATTERN}` }), {

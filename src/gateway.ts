@@ -25,6 +25,7 @@ import { shareMetrics } from "./cluster.js";
 import { listenMetrics } from "./telemetry/metrics-route.js";
 import type { MetricsListener } from "./telemetry/metrics-route.js";
 import type { Tracing } from "./telemetry/tracing.js";
+import { AuditLog } from "./telemetry/audit-log.js";
 
 export interface Gateway {
   readonly app: FastifyInstance;
@@ -55,6 +56,7 @@ export async function startGateway(config: Config, logger: AppOptions["logger"] 
   const tls = readManagerTls(config);
   const listenerTls = readListenerTls(config);
   const access = accessOf(config);
+  const audit = auditLogOf(config);
   const embedded = config.manager === undefined ? await startEmbeddedManager(config.dataDir) : undefined;
   const address = config.manager ?? embedded?.address ?? "";
   const metrics = new GatewayMetrics({ build: buildInfo() });
@@ -69,7 +71,7 @@ export async function startGateway(config: Config, logger: AppOptions["logger"] 
   try {
     const served = { metrics, metricsRoute: config.metricsPort === undefined, tracing, ...(listenerTls === undefined ? {} : { tls: listenerTls }) };
     const managerState = new ManagerState({ manager: managerLabel });
-    const app = await buildApp({ ...config, connection, logger, managerState, ...served, access: access.options });
+    const app = await buildApp({ ...config, connection, logger, managerState, ...served, access: access.options, ...(audit === undefined ? {} : { audit }) });
     access.watch(app.log);
     const shutdown = gracefulClose(app);
     let url = "";
@@ -101,16 +103,28 @@ export async function startGateway(config: Config, logger: AppOptions["logger"] 
         await tracing?.shutdown().catch((error: unknown) => {
           app.log.warn({ reason: error instanceof Error ? error.message : String(error) }, "the last traces could not be exported");
         });
-        await embedded?.close();
+        await Promise.all([embedded?.close(), audit?.close()]);
       },
     };
   } catch (error) {
     access.close();
+    await audit?.close();
     await metricsListener?.close();
     connection.close();
     await tracing?.shutdown();
     await embedded?.close();
     throw error;
+  }
+}
+
+/** The audit log --audit-log names, opened now; a file that cannot be opened for appending is a ConfigError. */
+function auditLogOf(config: Config): AuditLog | undefined {
+  if (config.auditLog === undefined) return undefined;
+  try {
+    return new AuditLog(config.auditLog);
+  } catch (error) {
+    const reason = error instanceof Error && "code" in error ? String(error.code) : String(error);
+    throw new ConfigError(`${settingName("auditLog")}: cannot open ${config.auditLog} for appending (${reason})`);
   }
 }
 

@@ -123,7 +123,7 @@ async function authenticate(request: FastifyRequest, options: AccessOptions, key
   if (bearer !== undefined && options.jwt !== undefined) {
     const token = await options.jwt.verify(bearer);
     keysLog.up();
-    return { id: token.subject, kind: "jwt", scopes: token.scopes };
+    return { id: token.subject, kind: "jwt", scopes: token.scopes, expiresAtMs: token.expiresAtMs };
   }
   if (key !== undefined && options.apiKeys !== undefined) {
     if (typeof key !== "string") throw new TokenRefused("more than one X-API-Key header");

@@ -43,6 +43,8 @@ export interface VerifiedToken {
   /** `sub`, else `client_id`. */
   readonly subject: string;
   readonly scopes: ReadonlySet<string>;
+  /** Its `exp` (required), in ms since the epoch. */
+  readonly expiresAtMs: number;
 }
 
 /** The token is not one this gateway accepts; `reason` is for the debug log, never for the client. */
@@ -101,7 +103,7 @@ export class JwtVerifier {
     }
     const subject = typeof payload.sub === "string" ? payload.sub : typeof payload.client_id === "string" ? payload.client_id : undefined;
     if (subject === undefined || subject === "") throw new TokenRefused("the token has neither sub nor client_id");
-    const verified: VerifiedToken = { subject, scopes: scopesOf(payload, this.options.scopeClaim) };
+    const verified: VerifiedToken = { subject, scopes: scopesOf(payload, this.options.scopeClaim), expiresAtMs: (payload.exp ?? 0) * 1000 };
     // requiredClaims makes exp present and a number.
     this.cache.set(token, verified, { exp: payload.exp ?? 0, nbf: payload.nbf, clockSkewS: this.options.clockSkewS });
     return verified;

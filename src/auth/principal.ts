@@ -10,6 +10,11 @@ export interface Principal {
   readonly kind: PrincipalKind;
   /** The scopes the credential carries (src/auth/scopes.ts); every scope for "anonymous". */
   readonly scopes: ReadonlySet<string>;
+  /**
+   * When the credential stops being valid, in ms since the epoch: a JWT's `exp`. Absent: it does
+   * not expire (an API key, a certificate, anonymous). An event stream ends then.
+   */
+  readonly expiresAtMs?: number;
 }
 
 declare module "fastify" {

@@ -6,7 +6,7 @@
 import type { IncomingHttpHeaders, ServerResponse } from "node:http";
 import type { FastifyRequest } from "fastify";
 import { invalidArgument } from "./problem.js";
-import { keyFault, valueFault } from "norsk-manager-contract/grpc/metadata-rules.js";
+import { PRINCIPAL_KEY, keyFault, valueFault } from "norsk-manager-contract/grpc/metadata-rules.js";
 
 const UNIT_MS: Readonly<Record<string, number>> = { H: 3_600_000, M: 60_000, S: 1_000, m: 1, u: 1e-3, n: 1e-6 };
 
@@ -55,13 +55,14 @@ export function metadataFaults(headers: IncomingHttpHeaders): HeaderFault[] {
 
 /**
  * The metadata forwarded to the Manager: Authorization, the request id as X-Request-Id,
- * traceparent and tracestate (W3C trace context comes as a pair), and every Grpc-Metadata-<name>
- * header as <name>. Nothing else reaches the Manager: cookies, hosts and proxies' headers are
+ * traceparent and tracestate (W3C trace context comes as a pair), every Grpc-Metadata-<name>
+ * header as <name>, and the authenticated principal's id as x-gateway-principal (never a
+ * client's: metadataFaults refuses it, and it is left out here). Nothing else reaches the Manager: cookies, hosts and proxies' headers are
  * the gateway's business, not the Manager's. Callers refuse a request with metadataFaults first;
  * anything that would be a fault is left out here all the same, so this never yields metadata
  * that grpc-js would throw on.
  */
-export function forwardedMetadata(headers: IncomingHttpHeaders, requestId: string): Record<string, string> {
+export function forwardedMetadata(headers: IncomingHttpHeaders, requestId: string, principal?: string): Record<string, string> {
   const metadata: Record<string, string> = {};
   for (const name of FORWARDED) {
     const value = headers[name];
@@ -74,7 +75,22 @@ export function forwardedMetadata(headers: IncomingHttpHeaders, requestId: strin
     const text = joined(value);
     if (keyFault(key) === undefined && valueFault(text) === undefined) metadata[key] = text;
   }
+  if (principal !== undefined) metadata[PRINCIPAL_KEY] = principalValue(principal);
   return metadata;
+}
+
+/**
+ * A principal's id as a metadata value: as it is when it is printable ASCII without '%', else
+ * with each other byte of its UTF-8 (and '%') percent-encoded (RFC 3986, 2.1), so that any id a
+ * token or certificate holds reaches the Manager and decodes back to itself.
+ */
+export function principalValue(id: string): string {
+  if (/^[\x20-\x24\x26-\x7e]*$/.test(id)) return id;
+  let value = "";
+  for (const byte of Buffer.from(id, "utf8")) {
+    value += byte >= 0x20 && byte <= 0x7e && byte !== 0x25 ? String.fromCharCode(byte) : `%${byte.toString(16).toUpperCase().padStart(2, "0")}`;
+  }
+  return value;
 }
 
 /** node joins repeated headers with ", ", except the few it keeps as arrays (set-cookie). */
@@ -101,7 +117,10 @@ export interface CallHeaders {
   readonly metadata: Record<string, string>;
 }
 
-/** The request's Grpc-Timeout and forwarded metadata; throws a 400 listing every unusable header. */
+/**
+ * The request's Grpc-Timeout and forwarded metadata, with the principal that authenticated (none
+ * for an open route or without authentication); throws a 400 listing every unusable header.
+ */
 export function callHeaders(request: FastifyRequest): CallHeaders {
   const header = request.headers["grpc-timeout"];
   const grpcTimeoutMs = typeof header === "string" ? parseGrpcTimeout(header) : undefined;
@@ -109,5 +128,8 @@ export function callHeaders(request: FastifyRequest): CallHeaders {
   if (header !== undefined && grpcTimeoutMs === undefined) faults.push({ header: "grpc-timeout", message: TIMEOUT_MESSAGE });
   faults.push(...metadataFaults(request.headers));
   if (faults.length > 0) throw invalidArgument("the request headers are invalid", { errors: faults });
-  return { grpcTimeoutMs, metadata: forwardedMetadata(request.headers, request.id) };
+  // An app built without the access hook (src/auth/access.ts) has no principal at all.
+  const { principal } = request as Partial<Pick<FastifyRequest, "principal">>;
+  const id = principal === undefined || principal === null || principal.kind === "anonymous" ? undefined : principal.id;
+  return { grpcTimeoutMs, metadata: forwardedMetadata(request.headers, request.id, id) };
 }

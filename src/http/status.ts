@@ -118,6 +118,16 @@ export const OWN_FAILURES = {
    * can be verified (src/auth/access.ts): the issuer's fault, not the client's, so never a 401.
    */
   AUTH_KEYS_UNAVAILABLE: { status: 503, code: "UNAVAILABLE", detail: "the token issuer's signing keys cannot be fetched; try again after the Retry-After delay" },
+  /**
+   * A change succeeded at the Manager, but its audit line could not be written (--audit-log,
+   * src/telemetry/audit-log.ts): the client must not take it as done and unaudited, and the
+   * operator must know. The detail says the change was made, so the client does not retry blindly.
+   */
+  AUDIT_LOG_UNWRITABLE: {
+    status: 500,
+    code: "INTERNAL",
+    detail: "the change was made, but the gateway could not write its audit line; the request id identifies it in the gateway's log",
+  },
 } as const satisfies Readonly<Record<string, OwnFailure>>;
 
 export type OwnFailureName = keyof typeof OWN_FAILURES;

@@ -24,7 +24,8 @@ const DESCRIPTION = [
   "Headers that reach the Manager as gRPC metadata: `Authorization`, `X-Request-Id`, `traceparent`, `tracestate` and " +
     "`Grpc-Metadata-<name>` (as `<name>`); no others. A value that is not printable ASCII, a `<name>` that is not a gRPC " +
     "metadata key, or a `Grpc-Metadata-*` header for a reserved key (`authorization`, `x-request-id`, `traceparent`, " +
-    "`tracestate`, `grpc-*`, the transport's own, `-bin`) is a 400 naming the header.",
+    "`tracestate`, `x-gateway-principal`, `grpc-*`, the transport's own, `-bin`) is a 400 naming the header. " +
+    "The gateway adds `x-gateway-principal`, the authenticated principal's id, to every call made for an authenticated request.",
 ].join("\n\n");
 
 /** The document's title, which Swagger UI's page takes too. */

@@ -28,6 +28,8 @@ export interface PatchOptions {
   readonly ifMatch: IfMatch;
   /** Read-merge-writes made before giving up on a job that keeps changing. Default: PATCH_ATTEMPTS. */
   readonly attempts?: number | undefined;
+  /** Told the hash of each version read; the last one told is the version the patch replaced. Default: none. */
+  readonly onRead?: ((hash: bigint) => void) | undefined;
 }
 
 /** PatchOptions.attempts's default: 3. */
@@ -88,11 +90,11 @@ export async function patchWithRetries(
   client: ManagerClient,
   jobId: string,
   change: JobChange,
-  { ifMatch, attempts = PATCH_ATTEMPTS }: PatchOptions,
+  { ifMatch, attempts = PATCH_ATTEMPTS, onRead }: PatchOptions,
   options: CallOptions,
 ): Promise<Job> {
   for (let attempt = 1; ; attempt++) {
-    const next = await patchOnce(client, jobId, change, ifMatch, options);
+    const next = await patchOnce(client, jobId, change, ifMatch, options, onRead);
     if (next !== LOST_RACE) return next;
     if (ifMatch.kind === "hash") throw preconditionFailed("the job changed after the entity tag was read");
     if (attempt >= attempts) throw aborted(`the job kept changing; gave up after ${attempts} attempts`);
@@ -112,9 +114,11 @@ async function patchOnce(
   change: JobChange,
   ifMatch: IfMatch,
   options: CallOptions,
+  onRead: PatchOptions["onRead"],
 ): Promise<Job | typeof LOST_RACE> {
   const read = (await findJob(client, jobId, options))?.job;
   if (read === undefined) throw ifMatch.kind === "none" ? jobNotFound(jobId) : preconditionFailed(JOB_ABSENT);
+  onRead?.(read.currentHash);
   checkIfMatch(ifMatch, read.currentHash);
   // Written now, the patch could land between a DELETE's fence and its DeleteJob, and be lost.
   if (isBeingDeleted(read)) throw beingDeleted();

@@ -10,7 +10,7 @@ import type { BytesClient, OpenBytesStream } from "norsk-manager-contract/grpc/c
 import type { CallOptions } from "norsk-manager-contract/grpc/types.js";
 import { deadlinesOf, streamCallOptions } from "../operations/call-options.js";
 import type { Deadlines } from "../operations/call-options.js";
-import { resourceExhausted, toProblem, unavailable } from "../http/problem.js";
+import { problem, resourceExhausted, toProblem, unavailable } from "../http/problem.js";
 import { logStreamFailure } from "../telemetry/manager-state.js";
 import type { ProblemJson } from "../../schemas/common.js";
 import { errorResponses } from "../http/responses.js";
@@ -148,6 +148,7 @@ async function serveStream(routes: StreamRoutes, request: FastifyRequest, reply:
   const body = streamBody(routes, request, reply, format, source);
   routes.open.set(body, request);
   body.once("close", () => routes.open.delete(body));
+  endAtExpiry(body, request);
   try {
     await body.started;
   } catch (error) {
@@ -192,6 +193,30 @@ function streamBody(routes: StreamRoutes, request: FastifyRequest, reply: Fastif
       else logStreamFailure(request.log, error, "event stream failed");
     },
   });
+}
+
+/** The longest delay setTimeout keeps (a longer one fires at once): about 24.8 days. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * A stream does not outlive its credentials: at the principal's expiry (a JWT's exp) it ends
+ * with an error event saying so, and the client reconnects with a fresh token. One timer per
+ * stream, cleared when the stream closes; none for credentials that do not expire.
+ */
+function endAtExpiry(body: StreamBody, request: FastifyRequest): void {
+  const expiresAtMs = request.principal?.expiresAtMs;
+  if (expiresAtMs === undefined) return;
+  let timer: NodeJS.Timeout | undefined;
+  const arm = (): void => {
+    const remaining = expiresAtMs - Date.now();
+    timer = remaining > MAX_TIMER_MS ? setTimeout(arm, MAX_TIMER_MS) : setTimeout(() => { body.fail(expiredProblem(request)); }, Math.max(0, remaining));
+  };
+  arm();
+  body.once("close", () => { clearTimeout(timer); });
+}
+
+function expiredProblem(request: FastifyRequest): ProblemJson {
+  return toProblem(problem("UNAUTHENTICATED", "the access token expired; reconnect with a fresh token"), request);
 }
 
 function shutdownProblem(request: FastifyRequest): ProblemJson {

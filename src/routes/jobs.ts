@@ -36,6 +36,7 @@ import { serializerOptions } from "../http/validation.js";
 import { JSON_UTF8, JsonTextCache } from "../http/json-text.js";
 import { ETagHeader, IfMatchHeaders, IfNoneMatchHeaders, LocationHeader, ReplaceHeaders } from "../../schemas/headers.js";
 import { needs } from "../auth/scopes.js";
+import { noteAudit } from "../telemetry/audit-log.js";
 
 const NO_SUCH_JOB = "no job has this id";
 
@@ -215,8 +216,9 @@ export const jobsRoutes: FastifyPluginCallbackTypebox<ManagerRouteOptions> = (ap
     const job = jobFromJson(request.body);
     refuseDeletingTag(job.tags);
     const { job: stored, status } = await createOrRecognise(client, job, unaryCallOptions(request, reply, requestTimeoutMs));
-    void reply.header("location", `/v1/jobs/${encodeURIComponent(stored.jobId?.jobId ?? "")}`);
-    return sendJob(reply, stored, status);
+    // A safe retry (200) changed nothing: the job was as it is.
+    if (status === 200) noteAudit(request, { etagBefore: etagOf(stored.currentHash) });
+    return sendJob(reply.header("location", `/v1/jobs/${encodeURIComponent(stored.jobId?.jobId ?? "")}`), stored, status);
   });
 
   app.get("/v1/jobs/:jobId", JOB_BY_ID, async function jobById(request, reply) {
@@ -251,7 +253,7 @@ export const jobsRoutes: FastifyPluginCallbackTypebox<ManagerRouteOptions> = (ap
     const change = changeOf(request.headers["content-type"], request.body, jobId);
     const ifMatch = ifMatchOnly(request.headers);
     const call = unaryCallOptions(request, reply, requestTimeoutMs);
-    const patched = await writes.run(jobId, call, () => patchWithRetries(client, jobId, change, { ifMatch, attempts: options.patchAttempts }, call));
+    const patched = await writes.run(jobId, call, () => patchWithRetries(client, jobId, change, { ifMatch, attempts: options.patchAttempts, onRead: (hash) => { noteAudit(request, { etagBefore: etagOf(hash) }); } }, call));
     return sendJob(reply, patched);
   });
 
@@ -260,6 +262,7 @@ export const jobsRoutes: FastifyPluginCallbackTypebox<ManagerRouteOptions> = (ap
     const call = unaryCallOptions(request, reply, requestTimeoutMs);
     const { jobId } = request.params;
     await writes.run(jobId, call, () => deleteAsAsked(client, jobId, ifMatch, request.id, call));
+    noteAudit(request, { etagAfter: null });
     return reply.code(204).send(null);
   });
 

@@ -4,15 +4,18 @@
 // and the RateLimit-Limit, -Remaining and -Reset headers of the IETF draft (also on the
 // requests allowed). A client is its address (behind a proxy of --trust-proxy, the one that
 // proxy forwarded: src/server/trust-proxy.ts), or, with `key: "authorization"`, its
-// Authorization header (a client without one is its address). The exempt paths (probes,
+// Authorization header (a client without one is its address), or, with `key: "principal"`, the
+// principal its credentials proved (src/auth/access.ts runs first; without one, its address). The exempt paths (probes,
 // metrics) are never counted nor refused.
 import { createHash } from "node:crypto";
 import rateLimit from "@fastify/rate-limit";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { problem } from "../http/problem.js";
 
-/** What identifies a client: its address, or its Authorization header. */
-export type RateLimitKey = "address" | "authorization";
+/** What identifies a client: its address, its Authorization header, or its authenticated principal. */
+export type RateLimitKey = "address" | "authorization" | "principal";
+
+const KEYS: Readonly<Record<RateLimitKey, (request: FastifyRequest) => string>> = { address: addressKey, authorization: authorizationKey, principal: principalKey };
 
 export interface RateLimitOptions {
   /** Requests a client may make in a window. */
@@ -53,7 +56,7 @@ const CLIENTS = 10_000;
  * counted and carries the request id, and a request already shed or refused is not counted.
  */
 export async function registerRateLimit(app: FastifyInstance, options: RateLimitOptions, exempt: ReadonlySet<string>): Promise<void> {
-  const keyOf = options.key === "authorization" ? authorizationKey : addressKey;
+  const keyOf = KEYS[options.key ?? "address"];
   await app.register(rateLimit, {
     global: true,
     max: options.max,
@@ -80,6 +83,18 @@ function authorizationKey(request: FastifyRequest): string {
   const authorization = request.headers.authorization;
   if (authorization === undefined || authorization === "") return addressKey(request);
   return `authorization ${createHash("sha256").update(authorization).digest("base64url")}`;
+}
+
+/**
+ * The principal the request authenticated as (its kind and id: a key and a token's subject of
+ * the same name are two clients), or the address when there is none: an open route, no
+ * authentication configured (every request is then the one anonymous principal).
+ */
+function principalKey(request: FastifyRequest): string {
+  // An app built without the access hook has no principal at all.
+  const { principal } = request as Partial<Pick<FastifyRequest, "principal">>;
+  if (principal === undefined || principal === null || principal.kind === "anonymous") return addressKey(request);
+  return `principal ${principal.kind} ${principal.id}`;
 }
 
 function describeWindow(ms: number): string {

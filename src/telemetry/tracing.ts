@@ -76,6 +76,9 @@ function serverSpanHook(tracer: Tracer): onRequestHookHandler {
     spans.set(request, span);
     reply.raw.once("close", () => {
       span.setAttribute("http.response.status_code", reply.statusCode);
+      // Who made the request, once authenticated (OpenTelemetry's enduser.id); none when anonymous.
+      const { principal } = request as Partial<Pick<FastifyRequest, "principal">>;
+      if (principal !== undefined && principal !== null && principal.kind !== "anonymous") span.setAttribute("enduser.id", principal.id);
       if (reply.statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
       span.end();
     });

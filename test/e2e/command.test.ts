@@ -46,6 +46,8 @@ describe("norsk-manager-gateway command", () => {
     [["--frobnicate"], {}, "frobnicate"],
     [[], { PORT: "99999" }, "PORT"],
     [[], { MANAGER_ADDRESS: "no port here" }, "MANAGER_ADDRESS"],
+    // Found when the file is opened, at start-up, before any request could go unaudited.
+    [["--audit-log", "/nonexistent-directory/audit.log"], {}, "--audit-log"],
   ])("refuses %j %j with exit code 2 and one line naming %s", async (args, env, name) => {
     const { code, stderr, stdout } = await exitOf(args, env);
     expect(code).toBe(2);

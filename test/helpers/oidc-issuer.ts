@@ -47,14 +47,19 @@ export interface Issuer {
   close(): Promise<void>;
 }
 
-export async function startIssuer(initial: readonly SigningKey[]): Promise<Issuer> {
+export interface IssuerOptions {
+  /** How long an access token it issues is valid, in seconds. Default: 300. */
+  readonly accessTokenTtlS?: number;
+}
+
+export async function startIssuer(initial: readonly SigningKey[], { accessTokenTtlS = 300 }: IssuerOptions = {}): Promise<Issuer> {
   let keys = initial;
   let server: Server = createServer();
   await listen(server, 0);
   const port = (server.address() as AddressInfo).port;
   const url = `http://127.0.0.1:${String(port)}`;
   const serve = (): void => {
-    const handle = providerOf(url, keys).callback();
+    const handle = providerOf(url, keys, accessTokenTtlS).callback();
     server.on("request", (request, response) => { void handle(request, response); });
   };
   serve();
@@ -94,7 +99,7 @@ export async function startIssuer(initial: readonly SigningKey[]): Promise<Issue
   };
 }
 
-function providerOf(issuer: string, keys: readonly SigningKey[]): Provider {
+function providerOf(issuer: string, keys: readonly SigningKey[], accessTokenTtlS: number): Provider {
   return new Provider(issuer, {
     clients: [{ client_id: CLIENT_ID, client_secret: CLIENT_SECRET, grant_types: ["client_credentials"], redirect_uris: [], response_types: [], scope: GRANTABLE }],
     jwks: { keys: keys.map((key) => key.privateJwk) },
@@ -108,7 +113,7 @@ function providerOf(issuer: string, keys: readonly SigningKey[]): Provider {
         useGrantedResource: () => true,
         getResourceServerInfo: (_ctx, resource) => {
           if (resource !== AUDIENCE) throw new Error(`unknown resource ${resource}`);
-          return { scope: GRANTABLE, audience: AUDIENCE, accessTokenFormat: "jwt", accessTokenTTL: 300, jwt: { sign: { alg: "RS256" } } };
+          return { scope: GRANTABLE, audience: AUDIENCE, accessTokenFormat: "jwt", accessTokenTTL: accessTokenTtlS, jwt: { sign: { alg: "RS256" } } };
         },
       },
     },

@@ -1,8 +1,13 @@
 // Per-client rate limits (src/server/rate-limit.ts) in front of a reference Manager: exact
 // counts (N allowed with the RateLimit headers counting down, the next one a 429 problem with
-// Retry-After), a new window after the old one ends, clients kept apart by address or by
-// Authorization, probes and /metrics never counted, and a refused write that writes nothing.
+// Retry-After), a new window after the old one ends, clients kept apart by address, by
+// Authorization or by authenticated principal, probes and /metrics never counted, and a refused write that writes nothing.
+import { createHash } from "node:crypto";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { ApiKeys } from "../../src/auth/api-keys.js";
 import type { LightMyRequestResponse } from "fastify";
 import type { AppOptions } from "../../src/app.js";
 import { parseRate } from "../../src/server/rate-limit.js";
@@ -140,6 +145,27 @@ describe("clients", () => {
     expect((await get("/v1/jobs/none", {}, "10.0.0.1")).statusCode).toBe(404);
     expect((await get("/v1/jobs/none", {}, "10.0.0.1")).statusCode).toBe(404);
     expect((await get("/v1/jobs/none", {}, "10.0.0.1")).statusCode).toBe(429);
+  });
+
+  it("are told apart by principal with key \"principal\": two API keys from one address have their own allowances", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "gateway-rate-keys-"));
+    try {
+      const file = join(dir, "keys.json");
+      const entry = (name: string) => ({ name, sha256: createHash("sha256").update(`key-of-${name}`).digest("hex"), scopes: ["jobs:read"] });
+      await writeFile(file, JSON.stringify([entry("alice"), entry("bob")]));
+      await gatewayWith({ rateLimit: "2/m", rateLimitKey: "principal", access: { apiKeys: new ApiKeys(file) } });
+      const alice = { "x-api-key": "key-of-alice" };
+      expect((await get("/v1/jobs/none", alice, "10.0.0.1")).statusCode).toBe(404);
+      expect((await get("/v1/jobs/none", alice, "10.0.0.1")).statusCode).toBe(404);
+      expect((await get("/v1/jobs/none", alice, "10.0.0.1")).statusCode).toBe(429);
+      const bob = await get("/v1/jobs/none", { "x-api-key": "key-of-bob" }, "10.0.0.1");
+      expect(bob.statusCode).toBe(404);
+      expect(bob.headers["ratelimit-remaining"]).toBe("1");
+      // Without a principal (an open route), the address is the client, apart from the keys sent from it.
+      expect((await get("/openapi.json", {}, "10.0.0.1")).headers["ratelimit-remaining"]).toBe("1");
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
 

@@ -1,7 +1,11 @@
 // Traces for real: the gateway as main.ts starts it, with --otlp-endpoint pointing at a small
 // OTLP/HTTP receiver on loopback (JSON encoding, as the exporter sends it), in front of a stub
 // Manager that records the metadata each call arrived with.
+import { createHash } from "node:crypto";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { createServer } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -62,6 +66,7 @@ afterAll(async () => {
 
 const TRACE_ID = "0af7651916cd43dd8448eb211c80319c";
 const PARENT = "b7ad6b7169203331";
+const OTHER_TRACE_ID = "4bf92f3577b34da6a3ce929d0e0e4736";
 
 describe("traces (--otlp-endpoint)", () => {
   it("exports a PUT as a server span and its UpdateJob as a child client span, and sends the Manager the client span's context", async () => {
@@ -85,6 +90,8 @@ describe("traces (--otlp-endpoint)", () => {
     expect(attribute(server, "http.route")).toBe("/v1/jobs/:jobId");
     expect(attribute(server, "http.request.method")).toBe("PUT");
     expect(attribute(server, "http.response.status_code")).toBe(200);
+    // No authentication configured: no end user.
+    expect(attribute(server, "enduser.id")).toBeUndefined();
     expect(client).toMatchObject({ name: "norsk.api.manager.Manager/UpdateJob", parentSpanId: server?.spanId });
     expect(attribute(client, "rpc.system")).toBe("grpc");
     expect(attribute(client, "rpc.method")).toBe("UpdateJob");
@@ -117,5 +124,27 @@ describe("traces (--otlp-endpoint)", () => {
     expect(attribute(client, "rpc.grpc.status_name")).toBe("UNIMPLEMENTED");
     expect(attribute(server, "http.response.status_code")).toBe(501);
     expect(logged.access()[0]?.traceId).toBe(server?.traceId);
+  });
+
+  it("names the authenticated principal on the server span as enduser.id", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "gateway-traced-keys-"));
+    const keys = join(dir, "keys.json");
+    await writeFile(keys, JSON.stringify([{ name: "ci-deployer", sha256: createHash("sha256").update("k-traced-0c8e").digest("hex"), scopes: ["jobs:write"] }]));
+    const logged = await startLoggedGateway(["--manager", manager.address, "--otlp-endpoint", receiver.url, "--api-keys", keys]);
+    try {
+      const response = await fetch(`${logged.url}/v1/jobs/trace-3`, {
+        method: "PUT",
+        headers: { "content-type": "application/json", "x-api-key": "k-traced-0c8e", traceparent: `00-${OTHER_TRACE_ID}-${PARENT}-01` },
+        body: JSON.stringify({ jobId: "trace-3", startDateTime: "2026-12-24T18:00:00Z" }),
+      });
+      expect(response.status).toBe(200);
+      await response.text();
+      await expect.poll(() => logged.access().length).toBe(1);
+    } finally {
+      await logged.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+    const server = receiver.spans.find((span) => span.kind === 2 && span.traceId === OTHER_TRACE_ID);
+    expect(attribute(server, "enduser.id")).toBe("ci-deployer");
   });
 });

@@ -19,6 +19,13 @@ export const OWN_HEADER: ReadonlyMap<string, string> = new Map([
 ]);
 
 /**
+ * Metadata the gateway sets itself, from what it verified, and a client never may: the
+ * authenticated principal's id (docs/operations/authentication.md, "The principal").
+ */
+export const PRINCIPAL_KEY = "x-gateway-principal";
+const GATEWAY_SET: ReadonlyMap<string, string> = new Map([[PRINCIPAL_KEY, "the gateway sets it to the authenticated principal"]]);
+
+/**
  * Keys that HTTP/2 or gRPC's transport set themselves (grpc-js overwrites some, node's http2
  * refuses the connection-specific ones, and a content-length would not match the frames).
  */
@@ -49,6 +56,8 @@ export function keyFault(key: string): string | undefined {
   if (!LEGAL_KEY.test(key)) return "is not a valid gRPC metadata key (letters, digits, '-', '_' and '.' only)";
   const own = OWN_HEADER.get(key);
   if (own !== undefined) return `cannot set ${key}: send it as the ${own} header`;
+  const gateway = GATEWAY_SET.get(key);
+  if (gateway !== undefined) return `cannot set ${key}: ${gateway}`;
   if (key.startsWith("grpc-")) return "cannot set grpc-* metadata: those keys belong to the gRPC protocol";
   if (TRANSPORT.has(key)) return `cannot set ${key}: HTTP/2 and gRPC set it themselves`;
   // Binary metadata would need base64 decoding, which nothing asks for yet.
