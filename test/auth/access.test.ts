@@ -3,10 +3,7 @@
 // a key one byte off and a token in the query string are refused before the Manager is called;
 // a refused write leaves the Manager's jobs as they were; the issuer's keys rotate while the
 // gateway runs; an issuer that is down is a 503, then the gateway recovers.
-import { KeyObject, createHash } from "node:crypto";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { KeyObject } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -19,14 +16,12 @@ import { JSON_HEADERS, START, startTestGateway } from "../helpers/gateway.js";
 import type { TestGateway } from "../helpers/gateway.js";
 import { AUDIENCE, CLIENT_ID, signingKey, startIssuer } from "../helpers/oidc-issuer.js";
 import type { Issuer, SigningKey } from "../helpers/oidc-issuer.js";
+import { apiKeysFile } from "../helpers/api-keys-file.js";
+import type { ApiKeysFile } from "../helpers/api-keys-file.js";
 
 const CHALLENGE = 'Bearer realm="norsk-manager-gateway", error="invalid_token"';
 const READER_KEY = "k-reader-8f2a61c4d0e94b7a";
 const ADMIN_KEY = "k-admin-5b19e07f3c2d48a6";
-
-function sha256(text: string): string {
-  return createHash("sha256").update(text).digest("hex");
-}
 
 function base64url(value: object): string {
   return Buffer.from(JSON.stringify(value)).toString("base64url");
@@ -48,7 +43,7 @@ const JOB = { jobId: "refused-1", startDateTime: START, services: [] };
 describe("authentication and scopes against a real OpenID provider", () => {
   let issuer: Issuer;
   let first: SigningKey;
-  let keysDir: string;
+  let keys: ApiKeysFile;
   let gateway: TestGateway;
   /** The Manager calls the gateway made, by method. */
   const calls: string[] = [];
@@ -56,15 +51,13 @@ describe("authentication and scopes against a real OpenID provider", () => {
   beforeAll(async () => {
     first = await signingKey("key-1");
     issuer = await startIssuer([first]);
-    keysDir = await mkdtemp(join(tmpdir(), "gateway-keys-"));
-    const file = join(keysDir, "api-keys.json");
-    await writeFile(file, JSON.stringify([
-      { name: "reader", sha256: sha256(READER_KEY), scopes: ["jobs:read"] },
-      { name: "admin", sha256: sha256(ADMIN_KEY), scopes: ["jobs:read", "jobs:write", "metrics:read"] },
-    ]));
+    keys = await apiKeysFile([
+      { name: "reader", key: READER_KEY, scopes: ["jobs:read"] },
+      { name: "admin", key: ADMIN_KEY, scopes: ["jobs:read", "jobs:write", "metrics:read"] },
+    ]);
     const jwt = new JwtVerifier({ issuer: issuer.url, audience: AUDIENCE, clockSkewS: 30 });
     gateway = await startTestGateway({
-      access: { jwt, apiKeys: new ApiKeys(file) },
+      access: { jwt, apiKeys: new ApiKeys(keys.file) },
       metrics: new GatewayMetrics(),
       hook: (real) => counted(real, calls),
     });
@@ -73,7 +66,7 @@ describe("authentication and scopes against a real OpenID provider", () => {
   afterAll(async () => {
     await gateway.close();
     await issuer.close();
-    await rm(keysDir, { recursive: true, force: true });
+    await keys.remove();
   });
 
   async function get(path: string, headers: Record<string, string> = {}) {

@@ -2,10 +2,6 @@
 // Manager: the id the credentials proved, percent-encoded beyond printable ASCII; never set by a
 // client (Grpc-Metadata-X-Gateway-Principal is a 400 naming the header, and nothing is called);
 // absent without authentication; Authorization still forwarded as it came.
-import { createHash } from "node:crypto";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { ApiKeys } from "../../src/auth/api-keys.js";
 import { principalValue } from "../../src/http/grpc-headers.js";
@@ -13,35 +9,31 @@ import { gatewayTo } from "../helpers/gateway.js";
 import type { GatewayUnderTest } from "../helpers/gateway.js";
 import { stubManager } from "../helpers/stub-manager.js";
 import type { StubManager } from "../helpers/stub-manager.js";
+import { apiKeysFile } from "../helpers/api-keys-file.js";
+import type { ApiKeysFile } from "../helpers/api-keys-file.js";
 
 const KEY = "k-ci-2f9e41b07a6c53d8";
 const NORDIC_KEY = "k-nordic-81c3e5a0d94f27b6";
 
-function sha256(text: string): string {
-  return createHash("sha256").update(text).digest("hex");
-}
-
 describe("x-gateway-principal", () => {
-  let dir: string;
+  let keys: ApiKeysFile;
   let manager: StubManager;
   let guarded: GatewayUnderTest;
   let open: GatewayUnderTest;
 
   beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), "gateway-principal-"));
-    const file = join(dir, "keys.json");
-    await writeFile(file, JSON.stringify([
-      { name: "ci", sha256: sha256(KEY), scopes: ["jobs:write"] },
-      { name: "bjørn 100%", sha256: sha256(NORDIC_KEY), scopes: ["jobs:write"] },
-    ]));
+    keys = await apiKeysFile([
+      { name: "ci", key: KEY, scopes: ["jobs:write"] },
+      { name: "bjørn 100%", key: NORDIC_KEY, scopes: ["jobs:write"] },
+    ]);
     manager = await stubManager({ deleteJob: () => ({}) });
-    [guarded, open] = await Promise.all([gatewayTo(manager.address, { access: { apiKeys: new ApiKeys(file) } }), gatewayTo(manager.address)]);
+    [guarded, open] = await Promise.all([gatewayTo(manager.address, { access: { apiKeys: new ApiKeys(keys.file) } }), gatewayTo(manager.address)]);
   });
 
   afterAll(async () => {
     await Promise.all([guarded.close(), open.close()]);
     manager.close();
-    await rm(dir, { recursive: true, force: true });
+    await keys.remove();
   });
 
   beforeEach(() => {

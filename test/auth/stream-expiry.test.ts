@@ -1,10 +1,6 @@
 // An event stream does not outlive its token: a stream opened with an access token the real
 // OpenID provider issued for two seconds ends at its exp with an `error` event whose problem
 // says the token expired; a stream opened with an API key, which does not expire, goes on.
-import { createHash } from "node:crypto";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { decodeJwt } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApiKeys } from "../../src/auth/api-keys.js";
@@ -13,6 +9,8 @@ import { startTestGateway } from "../helpers/gateway.js";
 import type { TestGateway } from "../helpers/gateway.js";
 import { AUDIENCE, signingKey, startIssuer } from "../helpers/oidc-issuer.js";
 import type { Issuer } from "../helpers/oidc-issuer.js";
+import { apiKeysFile } from "../helpers/api-keys-file.js";
+import type { ApiKeysFile } from "../helpers/api-keys-file.js";
 
 const KEY = "k-watcher-5e2b90d1c7a46f38";
 const TOKEN_TTL_S = 2;
@@ -20,25 +18,23 @@ const HEARTBEAT_MS = 100;
 
 describe("an event stream and its credentials' expiry", () => {
   let issuer: Issuer;
-  let dir: string;
+  let keys: ApiKeysFile;
   let gateway: TestGateway;
 
   beforeAll(async () => {
     issuer = await startIssuer([await signingKey("key-1")], { accessTokenTtlS: TOKEN_TTL_S });
-    dir = await mkdtemp(join(tmpdir(), "gateway-expiry-"));
-    const file = join(dir, "keys.json");
-    await writeFile(file, JSON.stringify([{ name: "watcher", sha256: createHash("sha256").update(KEY).digest("hex"), scopes: ["events:read"] }]));
+    keys = await apiKeysFile([{ name: "watcher", key: KEY, scopes: ["events:read"] }]);
     gateway = await startTestGateway({
       listen: true,
       sseHeartbeatMs: HEARTBEAT_MS,
-      access: { jwt: new JwtVerifier({ issuer: issuer.url, audience: AUDIENCE, clockSkewS: 30 }), apiKeys: new ApiKeys(file) },
+      access: { jwt: new JwtVerifier({ issuer: issuer.url, audience: AUDIENCE, clockSkewS: 30 }), apiKeys: new ApiKeys(keys.file) },
     });
   });
 
   afterAll(async () => {
     await gateway.close();
     await issuer.close();
-    await rm(dir, { recursive: true, force: true });
+    await keys.remove();
   });
 
   /** Reads the stream's text until `until` holds of it or the stream ends; says which. */

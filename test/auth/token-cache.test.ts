@@ -46,7 +46,7 @@ describe("the verified-token cache", () => {
     const jwt = verifier();
     const token = await issuer.token("jobs:read events:read");
     const first = await jwt.verify(token);
-    expect(first).toEqual({ subject: CLIENT_ID, scopes: new Set(["jobs:read", "events:read"]) });
+    expect(first).toEqual({ subject: CLIENT_ID, scopes: new Set(["jobs:read", "events:read"]), expiresAtMs: expect.any(Number) as number });
     // The very object remembered, not a second verification's.
     expect(await jwt.verify(token)).toBe(first);
   });

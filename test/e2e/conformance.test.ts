@@ -15,11 +15,7 @@
 // Not judged: NDJSON bodies (Accept: application/x-ndjson), which Prism reads as one string
 // against the schema of a line; the walk asks for JSON and SSE instead. An SSE body is
 // judged as what the document says it is, a string.
-import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { Metadata, status as Status } from "@grpc/grpc-js";
 import { parse as parseYaml } from "yaml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -35,6 +31,8 @@ import type { ListeningGateway } from "../helpers/listening-gateway.js";
 import { stubGateway, untilAborted } from "../helpers/stub-manager.js";
 import type { ManagerStub, StubGateway } from "../helpers/stub-manager.js";
 import { CASES, JSON_TYPE, job, type Case } from "./conformance-cases.js";
+import { apiKeysFile } from "../helpers/api-keys-file.js";
+import type { ApiKeysFile } from "../helpers/api-keys-file.js";
 
 const BODY_LIMIT = 16 * 1024;
 
@@ -249,19 +247,17 @@ describe("with access control", () => {
   const NO_SCOPE_KEY = "conformance-key-without-scopes";
   let guarded: StubGateway;
   let guardedUrl: string;
-  let keysDir: string;
+  let keys: ApiKeysFile;
 
   beforeAll(async () => {
-    keysDir = await mkdtemp(join(tmpdir(), "conformance-keys-"));
-    const file = join(keysDir, "api-keys.json");
-    await writeFile(file, JSON.stringify([{ name: "nothing", sha256: createHash("sha256").update(NO_SCOPE_KEY).digest("hex"), scopes: [] }]));
-    guarded = await stubGateway({}, { access: { apiKeys: new ApiKeys(file) } });
+    keys = await apiKeysFile([{ name: "nothing", key: NO_SCOPE_KEY, scopes: [] }]);
+    guarded = await stubGateway({}, { access: { apiKeys: new ApiKeys(keys.file) } });
     guardedUrl = await guarded.app.listen({ port: 0, host: "127.0.0.1" });
   });
 
   afterAll(async () => {
     await guarded.close();
-    await rm(keysDir, { recursive: true, force: true });
+    await keys.remove();
   });
 
   it.each(Object.keys(VALID).filter((op) => op !== "getReadiness"))("%s: 401 without credentials, 403 with a key that lacks the operation's scope", async (op) => {

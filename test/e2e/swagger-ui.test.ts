@@ -11,9 +11,7 @@
 //
 // Without /usr/bin/chromium the test says so and is skipped, except in CI (process.env.CI),
 // where .ci/run installs chromium and a missing browser is a failure.
-import { createHash } from "node:crypto";
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -23,16 +21,16 @@ import { startCommand } from "../helpers/command.js";
 import type { StartedCommand } from "../helpers/command.js";
 import { AUDIENCE, signingKey, startIssuer } from "../helpers/oidc-issuer.js";
 import type { Issuer } from "../helpers/oidc-issuer.js";
+import { apiKeysFile } from "../helpers/api-keys-file.js";
+import type { ApiKeysFile } from "../helpers/api-keys-file.js";
 
 const SCREENSHOTS = "test-results/swagger-ui";
 const WRITER_KEY = "k-swagger-ui-writer-2c8e41f0b9d3";
 const READER_KEY = "k-swagger-ui-reader-7d0c5e91a2b8";
 
-const sha256 = (text: string): string => createHash("sha256").update(text).digest("hex");
-
 describe.skipIf(skipWithoutChromium("the Swagger UI browser test"))("Swagger UI in chromium", () => {
   let issuer: Issuer;
-  let keysDir: string;
+  let keys: ApiKeysFile;
   let gateway: StartedCommand;
   let browser: Browser;
   let page: Page;
@@ -42,13 +40,11 @@ describe.skipIf(skipWithoutChromium("the Swagger UI browser test"))("Swagger UI 
 
   beforeAll(async () => {
     issuer = await startIssuer([await signingKey("swagger-ui")]);
-    keysDir = await mkdtemp(join(tmpdir(), "swagger-ui-keys-"));
-    const keys = join(keysDir, "api-keys.json");
-    await writeFile(keys, JSON.stringify([
-      { name: "writer", sha256: sha256(WRITER_KEY), scopes: ["jobs:read", "jobs:write"] },
-      { name: "reader", sha256: sha256(READER_KEY), scopes: ["jobs:read"] },
-    ]));
-    gateway = await startCommand(["--api-keys", keys, "--auth-issuer", issuer.url, "--auth-audience", AUDIENCE]);
+    keys = await apiKeysFile([
+      { name: "writer", key: WRITER_KEY, scopes: ["jobs:read", "jobs:write"] },
+      { name: "reader", key: READER_KEY, scopes: ["jobs:read"] },
+    ]);
+    gateway = await startCommand(["--api-keys", keys.file, "--auth-issuer", issuer.url, "--auth-audience", AUDIENCE]);
     browser = await launchChromium();
     page = browser.context.pages()[0] ?? (await browser.context.newPage());
     // A step that does not happen fails in its own words, not by the test's timeout.
@@ -64,7 +60,7 @@ describe.skipIf(skipWithoutChromium("the Swagger UI browser test"))("Swagger UI 
     await browser.close();
     expect(await gateway.stop()).toBe(0);
     await issuer.close();
-    await rm(keysDir, { recursive: true, force: true });
+    await keys.remove();
   });
 
   /** Expands the operation (if needed), sends it as pre-filled, and returns its rendered answer. */

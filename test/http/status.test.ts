@@ -67,6 +67,7 @@ const REASONS: readonly [Failure, number, CodeName | undefined][] = [
   ["OVERLOADED", 503, "UNAVAILABLE"],
   ["SHUTTING_DOWN", 503, "UNAVAILABLE"],
   ["AUTH_KEYS_UNAVAILABLE", 503, "UNAVAILABLE"],
+  ["AUDIT_LOG_UNWRITABLE", 500, "INTERNAL"],
   ["NOT_ACCEPTABLE", 406, undefined],
   ["PATCH_CONFLICT", 409, "FAILED_PRECONDITION"],
 ];

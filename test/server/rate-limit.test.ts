@@ -2,12 +2,9 @@
 // counts (N allowed with the RateLimit headers counting down, the next one a 429 problem with
 // Retry-After), a new window after the old one ends, clients kept apart by address, by
 // Authorization or by authenticated principal, probes and /metrics never counted, and a refused write that writes nothing.
-import { createHash } from "node:crypto";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { ApiKeys } from "../../src/auth/api-keys.js";
+import { apiKeysFile } from "../helpers/api-keys-file.js";
 import type { LightMyRequestResponse } from "fastify";
 import type { AppOptions } from "../../src/app.js";
 import { parseRate } from "../../src/server/rate-limit.js";
@@ -148,12 +145,10 @@ describe("clients", () => {
   });
 
   it("are told apart by principal with key \"principal\": two API keys from one address have their own allowances", async () => {
-    const dir = await mkdtemp(join(tmpdir(), "gateway-rate-keys-"));
+    const entry = (name: string) => ({ name, key: `key-of-${name}`, scopes: ["jobs:read"] });
+    const keys = await apiKeysFile([entry("alice"), entry("bob")]);
     try {
-      const file = join(dir, "keys.json");
-      const entry = (name: string) => ({ name, sha256: createHash("sha256").update(`key-of-${name}`).digest("hex"), scopes: ["jobs:read"] });
-      await writeFile(file, JSON.stringify([entry("alice"), entry("bob")]));
-      await gatewayWith({ rateLimit: "2/m", rateLimitKey: "principal", access: { apiKeys: new ApiKeys(file) } });
+      await gatewayWith({ rateLimit: "2/m", rateLimitKey: "principal", access: { apiKeys: new ApiKeys(keys.file) } });
       const alice = { "x-api-key": "key-of-alice" };
       expect((await get("/v1/jobs/none", alice, "10.0.0.1")).statusCode).toBe(404);
       expect((await get("/v1/jobs/none", alice, "10.0.0.1")).statusCode).toBe(404);
@@ -164,7 +159,7 @@ describe("clients", () => {
       // Without a principal (an open route), the address is the client, apart from the keys sent from it.
       expect((await get("/openapi.json", {}, "10.0.0.1")).headers["ratelimit-remaining"]).toBe("1");
     } finally {
-      await rm(dir, { recursive: true, force: true });
+      await keys.remove();
     }
   });
 });

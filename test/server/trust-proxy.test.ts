@@ -4,12 +4,10 @@
 // another address trusted (the same headers are a client's forgery, and ignored). Through the
 // gateway as main.ts starts it from its flags, its log captured.
 import { request as httpRequest } from "node:http";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { IN_MEMORY, startManager } from "norsk-reference-manager";
-import type { RunningManager } from "norsk-reference-manager";
+import { describe, expect, it } from "vitest";
 import { ConfigError, loadConfig } from "../../src/config.js";
 import { eventually } from "../helpers/listening-gateway.js";
-import { startLoggedGateway } from "../telemetry/log-capture.js";
+import { loggedGatewaysPerTest } from "../telemetry/log-capture.js";
 import type { LoggedGateway, LogLine } from "../telemetry/log-capture.js";
 
 /** A documentation address (RFC 5737): never the test's peer. */
@@ -17,25 +15,10 @@ const OTHER_PROXY = "192.0.2.1";
 const CLIENT_A = "203.0.113.7";
 const CLIENT_B = "203.0.113.8";
 
-let manager: RunningManager;
-let logged: LoggedGateway | undefined;
+const gateways = loggedGatewaysPerTest();
 
-beforeAll(async () => {
-  manager = await startManager({ port: 0, dataDir: IN_MEMORY });
-});
-
-afterAll(async () => {
-  await manager.close();
-});
-
-afterEach(async () => {
-  await logged?.close();
-  logged = undefined;
-});
-
-async function gatewayWith(argv: readonly string[]): Promise<LoggedGateway> {
-  logged = await startLoggedGateway(["--manager", manager.address, ...argv]);
-  return logged;
+function gatewayWith(argv: readonly string[]): Promise<LoggedGateway> {
+  return gateways.start(argv);
 }
 
 interface Answer {

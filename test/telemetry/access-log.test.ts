@@ -1,33 +1,17 @@
 // The access log as an operator reads it: real requests over real connections to the gateway
 // as main.ts starts it, and the JSON lines its logger wrote.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { IN_MEMORY, startManager } from "norsk-reference-manager";
-import type { RunningManager } from "norsk-reference-manager";
 import { openRaw } from "../helpers/raw-socket.js";
 import { eventually } from "../helpers/listening-gateway.js";
-import { startLoggedGateway } from "./log-capture.js";
+import { loggedGatewaysPerTest } from "./log-capture.js";
 import { LOG_ELLIPSIS, MAX_LOGGED_TEXT } from "../../src/telemetry/access-log.js";
 import type { LoggedGateway, LogLine } from "./log-capture.js";
 
-let manager: RunningManager;
-let logged: LoggedGateway | undefined;
+const gateways = loggedGatewaysPerTest();
 
-beforeAll(async () => {
-  manager = await startManager({ port: 0, dataDir: IN_MEMORY });
-});
-
-afterAll(async () => {
-  await manager.close();
-});
-
-afterEach(async () => {
-  await logged?.close();
-  logged = undefined;
-});
-
-async function gatewayWith(argv: readonly string[] = []): Promise<LoggedGateway> {
-  logged = await startLoggedGateway(["--manager", manager.address, ...argv]);
-  return logged;
+function gatewayWith(argv: readonly string[] = []): Promise<LoggedGateway> {
+  return gateways.start(argv);
 }
 
 const TRACE_ID = "4bf92f3577b34da6a3ce929d0e0e4736";
@@ -158,8 +142,7 @@ describe("readiness in the log", () => {
   it("logs the Manager failing /readyz once per change of state, at warn, without a stack, and its recovery at warn", async () => {
     const own = await startManager({ port: 0, dataDir: IN_MEMORY });
     const port = Number(own.address.split(":").at(-1));
-    logged = await startLoggedGateway(["--manager", own.address]);
-    const gateway = logged;
+    const gateway = await gateways.start([], { manager: own.address });
     const readiness = (): LogLine[] => gateway.lines.filter((line) => String(line.msg).startsWith("the Manager "));
     expect((await fetch(`${gateway.url}/readyz`)).status).toBe(200);
     await own.close();

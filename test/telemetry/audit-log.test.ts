@@ -3,42 +3,37 @@
 // whose table is the document's), written before the client has its answer; a change whose
 // line cannot be written (the file is /dev/full) is a 500 saying so, while a refusal stays a
 // refusal and a failed change keeps its own answer.
-import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { Value } from "@sinclair/typebox/value";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AuditLine, auditFieldsTable } from "../../src/telemetry/audit-log.js";
 import { JSON_HEADERS, START, startMainGateway } from "../helpers/gateway.js";
 import type { MainGateway } from "../helpers/gateway.js";
+import { apiKeysFile } from "../helpers/api-keys-file.js";
+import type { ApiKeysFile } from "../helpers/api-keys-file.js";
 
 const WRITER_KEY = "k-writer-4c0d8e2a9b7f61e3";
 const READER_KEY = "k-reader-7a1e5f0c3b9d24a8";
 
-function sha256(text: string): string {
-  return createHash("sha256").update(text).digest("hex");
-}
-
 const RFC3339_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 
 describe("the audit log", () => {
+  let keys: ApiKeysFile;
   let dir: string;
-  let keys: string;
   let auditFile: string;
   let gateway: MainGateway;
   let full: MainGateway;
 
   beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), "gateway-audit-"));
-    keys = join(dir, "api-keys.json");
+    keys = await apiKeysFile([
+      { name: "writer", key: WRITER_KEY, scopes: ["jobs:read", "jobs:write"] },
+      { name: "reader", key: READER_KEY, scopes: ["jobs:read"] },
+    ]);
+    dir = keys.dir;
     auditFile = join(dir, "audit.log");
-    await writeFile(keys, JSON.stringify([
-      { name: "writer", sha256: sha256(WRITER_KEY), scopes: ["jobs:read", "jobs:write"] },
-      { name: "reader", sha256: sha256(READER_KEY), scopes: ["jobs:read"] },
-    ]));
-    const common = ["--port", "0", "--api-keys", keys, "--shed-event-loop-delay", "0"];
+    const common = ["--port", "0", "--api-keys", keys.file, "--shed-event-loop-delay", "0"];
     [gateway, full] = await Promise.all([
       startMainGateway([...common, "--data-dir", join(dir, "data"), "--audit-log", auditFile]),
       startMainGateway([...common, "--data-dir", join(dir, "data-full"), "--audit-log", "/dev/full"]),
@@ -47,7 +42,7 @@ describe("the audit log", () => {
 
   afterAll(async () => {
     await Promise.all([gateway.close(), full.close()]);
-    await rm(dir, { recursive: true, force: true });
+    await keys.remove();
   });
 
   /** The file's lines, read the moment the answer has arrived. */

@@ -2,29 +2,14 @@
 // did, over HTTP and over gRPC, streams included, and label sets that stay bounded however many
 // job ids are asked for. The gateway is the one main.ts starts, in front of a reference Manager.
 import { readFileSync } from "node:fs";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { IN_MEMORY, startManager } from "norsk-reference-manager";
 import type { RunningManager } from "norsk-reference-manager";
-import { startLoggedGateway } from "./log-capture.js";
-import type { LoggedGateway } from "./log-capture.js";
+import { loggedGatewaysPerTest } from "./log-capture.js";
 import { parseExposition, seriesOf, valueOf } from "./prometheus-text.js";
 import type { Sample } from "./prometheus-text.js";
 
-let manager: RunningManager;
-let logged: LoggedGateway | undefined;
-
-beforeAll(async () => {
-  manager = await startManager({ port: 0, dataDir: IN_MEMORY });
-});
-
-afterAll(async () => {
-  await manager.close();
-});
-
-afterEach(async () => {
-  await logged?.close();
-  logged = undefined;
-});
+const gateways = loggedGatewaysPerTest();
 
 async function scrape(url: string): Promise<Sample[]> {
   const response = await fetch(url);
@@ -44,7 +29,7 @@ async function request(url: string, init: RequestInit = {}): Promise<number> {
 
 describe("/metrics", () => {
   it("counts a scripted run exactly: HTTP by route template, method and status; gRPC by method and code; readiness", async () => {
-    logged = await startLoggedGateway(["--manager", manager.address]);
+    const logged = await gateways.start();
     const { url } = logged;
     // The start-up check of the Manager is a Health/Check too; wait for it to be counted.
     await expect.poll(async () => valueOf(await scrape(`${url}/metrics`), "grpc_client_calls_total", { method: "Check" })).toBe(1);
@@ -103,7 +88,7 @@ describe("/metrics", () => {
   });
 
   it("counts open event streams, the events each client was sent, and heartbeats", async () => {
-    logged = await startLoggedGateway(["--manager", manager.address, "--sse-heartbeat", "40"]);
+    const logged = await gateways.start(["--sse-heartbeat", "40"]);
     const { url } = logged;
     const controller = new AbortController();
     const response = await fetch(`${url}/v1/events`, { headers: { accept: "application/x-ndjson" }, signal: controller.signal });
@@ -130,7 +115,7 @@ describe("/metrics", () => {
   });
 
   it("keeps label sets bounded: 1,000 different job ids are one series per route and status", async () => {
-    logged = await startLoggedGateway(["--manager", manager.address]);
+    const logged = await gateways.start();
     const { url } = logged;
     for (let i = 0; i < 1000; i += 50) {
       const batch = Array.from({ length: 50 }, (_, j) => request(`${url}/v1/jobs/bounded-${String(i + j)}`));
@@ -149,7 +134,7 @@ describe("/metrics", () => {
     const own = await startManager({ port: 0, dataDir: IN_MEMORY });
     let back: RunningManager | undefined;
     try {
-      logged = await startLoggedGateway(["--manager", own.address]);
+      const logged = await gateways.start([], { manager: own.address });
       const { url } = logged;
       const ready = async (): Promise<number | undefined> => valueOf(await scrape(`${url}/metrics`), "gateway_manager_ready");
       await expect.poll(ready).toBe(1);
@@ -167,7 +152,7 @@ describe("/metrics", () => {
   }, 60_000);
 
   it("with --metrics-port, serves /metrics on a listener of its own, and not on the API's port", async () => {
-    logged = await startLoggedGateway(["--manager", manager.address, "--metrics-port", "0"]);
+    const logged = await gateways.start(["--metrics-port", "0"]);
     const { gateway, url } = logged;
     expect(gateway.metricsUrl).not.toBe(`${url}/metrics`);
     expect(await request(`${url}/v1/jobs/private-1`)).toBe(404);

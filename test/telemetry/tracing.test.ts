@@ -1,17 +1,14 @@
 // Traces for real: the gateway as main.ts starts it, with --otlp-endpoint pointing at a small
 // OTLP/HTTP receiver on loopback (JSON encoding, as the exporter sends it), in front of a stub
 // Manager that records the metadata each call arrived with.
-import { createHash } from "node:crypto";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { createServer } from "node:http";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stubManager } from "../helpers/stub-manager.js";
 import type { StubManager } from "../helpers/stub-manager.js";
 import { startLoggedGateway } from "./log-capture.js";
+import { apiKeysFile } from "../helpers/api-keys-file.js";
 
 interface OtlpValue { stringValue?: string; intValue?: string | number }
 interface OtlpSpan {
@@ -127,10 +124,8 @@ describe("traces (--otlp-endpoint)", () => {
   });
 
   it("names the authenticated principal on the server span as enduser.id", async () => {
-    const dir = await mkdtemp(join(tmpdir(), "gateway-traced-keys-"));
-    const keys = join(dir, "keys.json");
-    await writeFile(keys, JSON.stringify([{ name: "ci-deployer", sha256: createHash("sha256").update("k-traced-0c8e").digest("hex"), scopes: ["jobs:write"] }]));
-    const logged = await startLoggedGateway(["--manager", manager.address, "--otlp-endpoint", receiver.url, "--api-keys", keys]);
+    const keys = await apiKeysFile([{ name: "ci-deployer", key: "k-traced-0c8e", scopes: ["jobs:write"] }]);
+    const logged = await startLoggedGateway(["--manager", manager.address, "--otlp-endpoint", receiver.url, "--api-keys", keys.file]);
     try {
       const response = await fetch(`${logged.url}/v1/jobs/trace-3`, {
         method: "PUT",
@@ -142,7 +137,7 @@ describe("traces (--otlp-endpoint)", () => {
       await expect.poll(() => logged.access().length).toBe(1);
     } finally {
       await logged.close();
-      await rm(dir, { recursive: true, force: true });
+      await keys.remove();
     }
     const server = receiver.spans.find((span) => span.kind === 2 && span.traceId === OTHER_TRACE_ID);
     expect(attribute(server, "enduser.id")).toBe("ci-deployer");
