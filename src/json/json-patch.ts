@@ -201,12 +201,16 @@ function copy(value: unknown): unknown {
   return result;
 }
 
-/** How many values a JSON value holds (itself included), and how deep it is; stops past the bounds. */
+/**
+ * How many values a JSON value holds (itself included), and how deep it is. It stops once past
+ * the values bound, which bounds its work; it does not stop at the depth bound, so that a
+ * document deeper than that is still counted whole.
+ */
 function measure(value: unknown): { values: number; depth: number } {
   let values = 0;
   let depth = 0;
   const pending: [unknown, number][] = [[value, 1]];
-  for (let next = pending.pop(); next !== undefined && values <= MAX_PATCHED_VALUES && depth <= MAX_PATCHED_DEPTH; next = pending.pop()) {
+  for (let next = pending.pop(); next !== undefined && values <= MAX_PATCHED_VALUES; next = pending.pop()) {
     const [item, level] = next;
     values++;
     depth = Math.max(depth, level);

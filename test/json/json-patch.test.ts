@@ -217,6 +217,13 @@ describe("applyJsonPatch (RFC 6902)", () => {
     expect(failure(() => withElements(MAX_PATCHED_VALUES - 1))).toEqual({ kind: "too large", pointer: "/0" });
   });
 
+  it("counts every value of a document deeper than the depth bound, so that a patch cannot grow it past the values bound", () => {
+    // The deep member is walked first; the wide one still counts.
+    const document = { wide: new Array<number>(MAX_PATCHED_VALUES - 100).fill(0), deep: nested(MAX_PATCHED_DEPTH + 5, "object") };
+    expect(failure(() => apply(document, [{ op: "add", path: "/x", value: new Array<number>(1000).fill(0) }]))).toEqual({ kind: "too large", pointer: "/0" });
+    expect(apply(document, [{ op: "add", path: "/x", value: [0] }])).toHaveProperty("x", [0]);
+  });
+
   it("gives a document of plain data members, as JSON.parse makes them, that a later operation can remove", () => {
     const result = apply({ a: { b: [{ c: 1 }] } }, [
       { op: "add", path: "/n", value: { m: 1 } },
