@@ -240,7 +240,8 @@ describe("applyJsonPatch (RFC 6902)", () => {
     ["copy", { op: "copy", from: "a", path: "/b" }, "/0/from"],
     ["move", { op: "move", from: "a", path: "/b" }, "/0/from"],
   ] as const)("refuses an unparsed %s whose pointer is no JSON Pointer, never acting on the whole document", (_op, operation, pointer) => {
-    expect(failure(() => applyJsonPatch({ a: 1 }, [operation]))).toEqual({ kind: "malformed", pointer });
+    const error = thrown(() => applyJsonPatch({ a: 1 }, [operation]));
+    expect({ kind: error.kind, pointer: error.pointer, message: error.message }).toEqual({ kind: "malformed", pointer, message: "must be a JSON Pointer" });
   });
 });
 
