@@ -78,6 +78,17 @@ export function parsePointer(pointer: string): string[] | undefined {
     .map((token) => token.replace(/~1/g, "/").replace(/~0/g, "~"));
 }
 
+/**
+ * The tokens of an operation's pointer; a malformed patch at `where` when it is none. Operations
+ * from parseJsonPatch always have them, but applyJsonPatch takes any operations, and a pointer it
+ * could not read must never stand for the whole document.
+ */
+function tokensAt(pointer: string, where: string): string[] {
+  const tokens = parsePointer(pointer);
+  if (tokens === undefined) throw new JsonPatchError("malformed", where, "must be a JSON Pointer");
+  return tokens;
+}
+
 function isProperPrefix(prefix: readonly string[], of: readonly string[]): boolean {
   return prefix.length < of.length && prefix.every((token, i) => token === of[i]);
 }
@@ -90,7 +101,7 @@ export function applyJsonPatch(document: unknown, operations: readonly JsonPatch
   let values = measure(document).values;
   operations.forEach((operation, index) => {
     const at = `/${index}`;
-    const path = parsePointer(operation.path) ?? [];
+    const path = tokensAt(operation.path, `${at}/path`);
     const grow = (value: unknown): unknown => {
       const size = measure(value);
       values += size.values;
@@ -112,14 +123,14 @@ export function applyJsonPatch(document: unknown, operations: readonly JsonPatch
         add(root, path, grow(copy(operation.value)), at);
         return;
       case "move": {
-        const from = parsePointer(operation.from) ?? [];
+        const from = tokensAt(operation.from, `${at}/from`);
         const value = get(root, from, `${at}/from`);
         remove(root, from, at, "from");
         add(root, path, value, at);
         return;
       }
       case "copy":
-        add(root, path, grow(copy(get(root, parsePointer(operation.from) ?? [], `${at}/from`))), at);
+        add(root, path, grow(copy(get(root, tokensAt(operation.from, `${at}/from`), `${at}/from`))), at);
         return;
       case "test":
         if (!jsonEqual(get(root, path, `${at}/path`), operation.value)) {
@@ -190,12 +201,16 @@ function copy(value: unknown): unknown {
   return result;
 }
 
-/** How many values a JSON value holds (itself included), and how deep it is; stops past the bounds. */
+/**
+ * How many values a JSON value holds (itself included), and how deep it is. It stops once past
+ * the values bound, which bounds its work; it does not stop at the depth bound, so that a
+ * document deeper than that is still counted whole.
+ */
 function measure(value: unknown): { values: number; depth: number } {
   let values = 0;
   let depth = 0;
   const pending: [unknown, number][] = [[value, 1]];
-  for (let next = pending.pop(); next !== undefined && values <= MAX_PATCHED_VALUES && depth <= MAX_PATCHED_DEPTH; next = pending.pop()) {
+  for (let next = pending.pop(); next !== undefined && values <= MAX_PATCHED_VALUES; next = pending.pop()) {
     const [item, level] = next;
     values++;
     depth = Math.max(depth, level);
