@@ -244,7 +244,10 @@ export const jobsRoutes: FastifyPluginCallbackTypebox<ManagerRouteOptions> = (ap
       return sendJob(reply, created, 201);
     }
     refuseWeak(ifMatch);
-    job.currentHash = await writes.run(jobId, call, () => replaceJob(client, job, ifMatch, call));
+    // A full replacement with no precondition need not wait for another such one, only for the
+    // job's other writes (docs/architecture.md, "Concurrent writes and reads").
+    const unconditional = ifMatch.kind === "none" && job.currentHash === 0n;
+    job.currentHash = await writes.run(jobId, call, () => replaceJob(client, job, ifMatch, call), { shared: unconditional });
     return sendJob(reply, job);
   });
 
