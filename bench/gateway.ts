@@ -5,8 +5,12 @@
 //     id filter, as it has no GET route), then the same spread over 64 jobs;
 //   - search by tag: GET /v1/jobs?tag=group:g0 from every connection, then group:gN for 16
 //     groups in turn (4 jobs of 64 each; the peer: POST /v1/jobs:search with a tag filter);
-//   - PUT one job: a full replacement of one of the 64 jobs, unconditional (currentHash "0"),
-//     the same content on both gateways (ours in its JSON, the peer's in canonical proto JSON).
+//   - PUT one of 64 jobs: a full replacement, unconditional (currentHash "0"), the same content
+//     on both gateways (ours in its JSON, the peer's in canonical proto JSON); then the same PUT
+//     of one job from every connection at once, which meets this gateway's per-job write queue;
+//   - PATCH (a merge patch of one tag) of one of 64 jobs, then of one job from every connection:
+//     each waits for the one before (ours only: the peer is given a PUT of the job, the direct
+//     calls a read and a write).
 // Targets run in alternating order, BENCH_ROUNDS rounds of BENCH_SECONDS each; medians are
 // reported. CPU per request is read from /proc for the gateway (or the peer) and the Manager;
 // for the direct calls, "gateway" is this process, which makes them.
@@ -14,6 +18,8 @@
 // PEER_GATEWAY=<binary>: a grpc-gateway build for this API (flags -listen and -backend; see
 // docs/benchmarks.md for how it is built). BENCH_GATEWAY_ARGS adds flags to our gateway (e.g.
 // "--coalesce-reads off"); BENCH_ONLY=<text> runs only the scenarios whose name contains it.
+// BENCH_BASELINE_GATEWAY=<path of another build's dist/src/main.js> adds that build as a target
+// ("baseline gateway"), for a before/after comparison in one run.
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -22,7 +28,7 @@ import autocannon from "autocannon";
 import { connectManager } from "norsk-manager-contract/grpc/manager-connection.js";
 import type { ManagerConnection } from "norsk-manager-contract/grpc/manager-connection.js";
 import { jobFromJson } from "../src/json/index.js";
-import { cpuSeconds, startGatewayProcess, startManagerProcess, startPeer } from "./processes.js";
+import { cpuSeconds, startChild, startGatewayProcess, startManagerProcess, startPeer } from "./processes.js";
 import type { Child } from "./processes.js";
 import { drive, percentile } from "./stats.js";
 
@@ -32,6 +38,7 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const PEER = process.env.PEER_GATEWAY;
 /** Only the scenarios whose name contains this text (e.g. "GET", "PUT"). Default: all. */
 const ONLY = process.env.BENCH_ONLY ?? "";
+const BASELINE = process.env.BENCH_BASELINE_GATEWAY;
 const GATEWAY_ARGS = (process.env.BENCH_GATEWAY_ARGS ?? "").split(" ").filter((arg) => arg !== "");
 const JOBS = 64;
 const GROUPS = 16;
@@ -71,9 +78,11 @@ const peerJob = (i: number): Record<string, unknown> => ({
 });
 
 interface HttpRequest {
-  readonly method: "GET" | "POST" | "PUT";
+  readonly method: "GET" | "POST" | "PUT" | "PATCH";
   readonly path: string;
   readonly body?: string;
+  /** The body's media type. Default: application/json. */
+  readonly contentType?: string;
 }
 
 const peerSearch = (filter: Record<string, unknown>): HttpRequest => ({ method: "POST", path: "/v1/jobs:search", body: JSON.stringify({ jobFilter: [filter] }) });
@@ -121,12 +130,39 @@ const SCENARIOS: readonly Scenario[] = [
     direct: (direct, n) => drain(direct.manager.jobSearch(tagEq(n))),
   },
   {
-    name: "PUT one job",
+    name: "PUT one of 64 jobs",
     ours: (n) => ({ method: "PUT", path: `/v1/jobs/bench-${n % JOBS}`, body: JSON.stringify(ourJob(n % JOBS)) }),
     peer: (n) => ({ method: "PUT", path: `/v1/jobs/bench-${n % JOBS}`, body: JSON.stringify(peerJob(n % JOBS)) }),
     direct: (direct, n) => direct.manager.updateJob(jobFromJson(ourJob(n % JOBS))),
   },
+  {
+    name: "PUT of one job, every connection at once",
+    ours: () => ({ method: "PUT", path: "/v1/jobs/bench-0", body: JSON.stringify(ourJob(0)) }),
+    peer: () => ({ method: "PUT", path: "/v1/jobs/bench-0", body: JSON.stringify(peerJob(0)) }),
+    direct: (direct) => direct.manager.updateJob(jobFromJson(ourJob(0))),
+  },
+  {
+    name: "PATCH one of 64 jobs",
+    ours: (n) => patchOf(n % JOBS, n),
+    peer: (n) => ({ method: "PUT", path: `/v1/jobs/bench-${n % JOBS}`, body: JSON.stringify(peerJob(n % JOBS)) }),
+    direct: (direct, n) => readAndWrite(direct, n % JOBS),
+  },
+  {
+    name: "PATCH of one job, every connection at once",
+    ours: (n) => patchOf(0, n),
+    peer: () => ({ method: "PUT", path: "/v1/jobs/bench-0", body: JSON.stringify(peerJob(0)) }),
+    direct: (direct) => readAndWrite(direct, 0),
+  },
 ];
+
+function patchOf(job: number, n: number): HttpRequest {
+  return { method: "PATCH", path: `/v1/jobs/bench-${job}`, body: JSON.stringify({ tags: { patched: String(n % 8) } }), contentType: "application/merge-patch+json" };
+}
+
+async function readAndWrite(direct: ManagerConnection, job: number): Promise<void> {
+  await drain(direct.manager.jobSearch(idEq(job)));
+  await direct.manager.updateJob(jobFromJson(ourJob(job)));
+}
 
 interface Run {
   readonly target: string;
@@ -166,8 +202,8 @@ async function viaHttp(base: string, make: (n: number) => HttpRequest, seconds: 
     requests: [
       {
         setupRequest: (request) => {
-          const { method, path, body } = make(n++);
-          return { ...request, method, path, ...(body === undefined ? {} : { body, headers: { "content-type": "application/json" } }) };
+          const { method, path, body, contentType = "application/json" } = make(n++);
+          return { ...request, method, path, ...(body === undefined ? {} : { body, headers: { "content-type": contentType } }) };
         },
       },
     ],
@@ -213,13 +249,15 @@ async function main(): Promise<void> {
   const manager = await startManagerProcess(dataDir);
   const gateway = await startGatewayProcess(manager.address, GATEWAY_ARGS);
   const peer = PEER === undefined ? undefined : await startPeer(PEER, manager.address);
+  const baseline = BASELINE === undefined ? undefined : await startChild([BASELINE, "--port", "0", "--manager", manager.address, ...GATEWAY_ARGS], /listening on (http:\/\/[^\s]+)/);
   const direct = connectManager(manager.address, { defaultTimeoutMs: 10_000 });
   try {
     await seed(direct);
-    console.log(`node ${process.version}; ${JOBS} jobs; peer: ${PEER ?? "none (PEER_GATEWAY not set)"}`);
+    console.log(`node ${process.version}; ${JOBS} jobs; peer: ${PEER ?? "none (PEER_GATEWAY not set)"}; baseline: ${BASELINE ?? "none"}`);
     for (const scenario of SCENARIOS.filter((s) => s.name.includes(ONLY))) {
       const targets = [
         { name: "this gateway", run: (s: number) => measured("this gateway", () => cpuSeconds(gateway.pid), manager, () => viaHttp(gateway.address, scenario.ours, s)) },
+        ...(baseline === undefined ? [] : [{ name: "baseline gateway", run: (s: number) => measured("baseline gateway", () => cpuSeconds(baseline.pid), manager, () => viaHttp(baseline.address, scenario.ours, s)) }]),
         ...(peer === undefined ? [] : [{ name: "grpc-gateway", run: (s: number) => measured("grpc-gateway", () => cpuSeconds(peer.pid), manager, () => viaHttp(peer.address, scenario.peer, s)) }]),
         { name: "direct gRPC", run: (s: number) => measured("direct gRPC", ownCpuSeconds, manager, () => viaGrpc(direct, scenario.direct, s)) },
       ];
@@ -236,6 +274,7 @@ async function main(): Promise<void> {
   } finally {
     direct.close();
     await peer?.stop();
+    await baseline?.stop();
     await gateway.stop();
     await manager.stop();
     await rm(dataDir, { recursive: true, force: true });

@@ -4,8 +4,10 @@
 // competed. Queued per job, they meet no competitor from this process: each reads the job the
 // previous one wrote. The retries remain for writers the queue cannot see (other replicas).
 // Queueing also keeps this process's writes of a job out of a conditional DELETE's window
-// between its fence and DeleteJob (job-delete.ts).
-import { KeyedMutex, MutexQueueFullError } from "./keyed-mutex.js";
+// between its fence and DeleteJob (job-delete.ts). Unconditional PUTs (full replacements with
+// no precondition) need that exclusion from the other writes but not from each other, so they
+// may share the job's turn (docs/architecture.md, "Concurrent writes and reads").
+import { KeyedMutex, MutexQueueFullError, MutexWaitTimeoutError } from "./keyed-mutex.js";
 import { Code, GrpcError } from "norsk-manager-contract/grpc/errors.js";
 import type { CallOptions } from "norsk-manager-contract/grpc/types.js";
 import { resourceExhausted } from "../http/problem.js";
@@ -13,6 +15,16 @@ import { resourceExhausted } from "../http/problem.js";
 export interface JobWriteQueueOptions {
   /** Writes of one job that may wait behind the running one; one more is a 429. Default: 100. */
   readonly maxWaiting?: number;
+}
+
+/** How a write takes its job's turn. */
+export interface JobWriteOptions {
+  /**
+   * Runs beside the other shared writes of the job, never beside an exclusive one, in arrival
+   * order (docs/architecture.md, "Concurrent writes and reads": unconditional PUTs).
+   * Default: false, the write runs alone.
+   */
+  readonly shared?: boolean;
 }
 
 export class JobWriteQueue {
@@ -30,19 +42,18 @@ export class JobWriteQueue {
   }
 
   /**
-   * Runs `write` once the earlier writes of `jobId` have finished. The wait ends with the
-   * request: when the client goes away (CANCELLED) or after the request's deadline, `timeoutMs`
-   * (DEADLINE_EXCEEDED, a 504); `write` then never runs.
+   * Runs `write` once the earlier writes of `jobId` have finished (or, for a shared write, once
+   * only shared ones run). The wait ends with the request: when the client goes away (CANCELLED)
+   * or after the request's deadline, `timeoutMs` (DEADLINE_EXCEEDED, a 504); `write` then never
+   * runs. A write that need not wait makes no timer and no signal; one that waits, one timer.
    */
-  async run<T>(jobId: string, options: CallOptions, write: () => Promise<T>): Promise<T> {
-    // Nothing to wait for (the common case): no signal to make for the wait.
-    if (!this.#mutex.held(jobId) && options.signal?.aborted !== true) return this.#mutex.run(jobId, write);
-    const signal = waitSignal(options);
-    try {
-      return await this.#mutex.run(jobId, write, signal);
-    } catch (error) {
-      throw this.#waitProblem(error, signal) ?? error;
-    }
+  run<T>(jobId: string, options: CallOptions, write: () => Promise<T>, how: JobWriteOptions = {}): Promise<T> {
+    const wait = how.shared === true ? { signal: options.signal, timeoutMs: options.timeoutMs, shared: true } : options;
+    // Nothing to wait for (the common case): no error of the wait to translate.
+    if (!this.#mutex.held(jobId) && options.signal?.aborted !== true) return this.#mutex.run(jobId, write, wait);
+    return this.#mutex.run(jobId, write, wait).catch((error: unknown) => {
+      throw this.#waitProblem(error, options.signal) ?? error;
+    });
   }
 
   /** The answer for a wait that ended without running the write; undefined for the write's own errors. */
@@ -50,17 +61,12 @@ export class JobWriteQueue {
     if (error instanceof MutexQueueFullError) {
       return resourceExhausted(`too many changes of this job are waiting (at most ${this.#maxWaiting}); try again later`);
     }
-    if (signal?.aborted !== true || error !== signal.reason) return undefined;
-    if (error instanceof DOMException && error.name === "TimeoutError") {
+    if (error instanceof MutexWaitTimeoutError) {
       return new GrpcError(Code.DEADLINE_EXCEEDED, "earlier changes of this job did not finish before the deadline");
     }
-    return new GrpcError(Code.CANCELLED, "the client went away while the change waited");
+    if (signal?.aborted === true && error === signal.reason) {
+      return new GrpcError(Code.CANCELLED, "the client went away while the change waited");
+    }
+    return undefined;
   }
-}
-
-function waitSignal(options: CallOptions): AbortSignal | undefined {
-  const signals: AbortSignal[] = [];
-  if (options.signal !== undefined) signals.push(options.signal);
-  if (options.timeoutMs !== undefined) signals.push(AbortSignal.timeout(options.timeoutMs));
-  return signals.length === 0 ? undefined : AbortSignal.any(signals);
 }

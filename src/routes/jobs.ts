@@ -23,6 +23,7 @@ import { checkPatchable, jsonPatchChange, jsonPatchOf, mergePatchChange, patchWi
 import type { JobChange } from "../operations/job-patch.js";
 import { JSON_PATCH_TYPE, JSON_TYPE, MERGE_PATCH_TYPE, mediaType } from "../http/media-type.js";
 import { JobWriteQueue } from "../operations/job-write-queue.js";
+import type { JobWriteOptions } from "../operations/job-write-queue.js";
 import { parseFields, partialJobStringify, projectJob } from "../operations/job-fields.js";
 import { FieldsParameter } from "../../schemas/search.js";
 import { Type } from "@sinclair/typebox";
@@ -204,6 +205,15 @@ const COMPLETE_JOB = {
 };
 
 /**
+ * How a PUT takes its job's turn: a full replacement with no precondition need not wait for
+ * another such one, only for the job's other writes (docs/architecture.md, "Concurrent writes
+ * and reads"); a conditional one runs alone.
+ */
+function replacementTurn(ifMatch: IfMatch, bodyHash: bigint): JobWriteOptions {
+  return { shared: ifMatch.kind === "none" && bodyHash === 0n };
+}
+
+/**
  * The routes of the job resource. Each handler is a named function of the plugin, sharing its
  * client, its deadline and the job write queue.
  */
@@ -244,7 +254,7 @@ export const jobsRoutes: FastifyPluginCallbackTypebox<ManagerRouteOptions> = (ap
       return sendJob(reply, created, 201);
     }
     refuseWeak(ifMatch);
-    job.currentHash = await writes.run(jobId, call, () => replaceJob(client, job, ifMatch, call));
+    job.currentHash = await writes.run(jobId, call, () => replaceJob(client, job, ifMatch, call), replacementTurn(ifMatch, job.currentHash));
     return sendJob(reply, job);
   });
 

@@ -53,4 +53,28 @@ describe("JobWriteQueue", () => {
     holder.release();
     await expect(waiting).resolves.toBe("second");
   });
+
+  it("refuses a write whose client has already gone with CANCELLED, though nothing is queued; the write never runs", async () => {
+    const queue = new JobWriteQueue();
+    let ran = false;
+    const refused = queue.run("job", { signal: AbortSignal.abort() }, () => Promise.resolve(void (ran = true)));
+    await expect(refused).rejects.toEqual(new GrpcError(Code.CANCELLED, "the client went away while the change waited"));
+    expect(ran).toBe(false);
+    expect(queue.size).toBe(0);
+  });
+
+  it("ends a shared write's wait behind an exclusive one with DEADLINE_EXCEEDED, and runs shared writes side by side", async () => {
+    const queue = new JobWriteQueue();
+    const holder = hold(queue, "job");
+    const late = queue.run("job", { timeoutMs: 30 }, () => Promise.resolve("late"), { shared: true });
+    await expect(late).rejects.toEqual(new GrpcError(Code.DEADLINE_EXCEEDED, "earlier changes of this job did not finish before the deadline"));
+    holder.release();
+    await holder.done;
+    let release = (): void => undefined;
+    const first = queue.run("job", {}, () => new Promise<string>((resolve) => (release = () => { resolve("first"); })), { shared: true });
+    await expect(queue.run("job", { timeoutMs: 30 }, () => Promise.resolve("second"), { shared: true })).resolves.toBe("second");
+    release();
+    await expect(first).resolves.toBe("first");
+    expect(queue.size).toBe(0);
+  });
 });

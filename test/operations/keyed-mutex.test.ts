@@ -1,5 +1,6 @@
-import { describe, expect, it } from "vitest";
-import { KeyedMutex, MutexQueueFullError } from "../../src/operations/keyed-mutex.js";
+import { getEventListeners, setMaxListeners } from "node:events";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { KeyedMutex, MutexQueueFullError, MutexWaitTimeoutError } from "../../src/operations/keyed-mutex.js";
 
 /** A promise and the functions that settle it, for tasks the test finishes by hand. */
 function gate(): { promise: Promise<void>; open: () => void } {
@@ -71,7 +72,7 @@ describe("KeyedMutex", () => {
     const ran: string[] = [];
     const held = mutex.run("job", () => holder.promise);
     const controller = new AbortController();
-    const dropped = mutex.run("job", () => Promise.resolve(void ran.push("dropped")), controller.signal);
+    const dropped = mutex.run("job", () => Promise.resolve(void ran.push("dropped")), { signal: controller.signal });
     const after = mutex.run("job", () => Promise.resolve(void ran.push("after")));
     const reason = new Error("client gone");
     controller.abort(reason);
@@ -86,7 +87,7 @@ describe("KeyedMutex", () => {
     const mutex = new KeyedMutex();
     const reason = new Error("already");
     let ran = false;
-    await expect(mutex.run("job", () => Promise.resolve(void (ran = true)), AbortSignal.abort(reason))).rejects.toBe(reason);
+    await expect(mutex.run("job", () => Promise.resolve(void (ran = true)), { signal: AbortSignal.abort(reason) })).rejects.toBe(reason);
     expect(ran).toBe(false);
     expect(mutex.size).toBe(0);
   });
@@ -102,5 +103,132 @@ describe("KeyedMutex", () => {
     holder.open();
     expect(await Promise.all([held, ...waiting])).toEqual(["holder", "w1", "w2"]);
     expect(mutex.size).toBe(0);
+  });
+
+  it("ends a wait longer than timeoutMs with MutexWaitTimeoutError; the task never runs and the next waiter is served", async () => {
+    const mutex = new KeyedMutex();
+    const holder = gate();
+    const held = mutex.run("job", () => holder.promise);
+    const ran: string[] = [];
+    const late = mutex.run("job", () => Promise.resolve(void ran.push("late")), { timeoutMs: 20 });
+    const after = mutex.run("job", () => Promise.resolve(void ran.push("after")));
+    await expect(late).rejects.toBeInstanceOf(MutexWaitTimeoutError);
+    holder.open();
+    await Promise.all([held, after]);
+    expect(ran).toEqual(["after"]);
+    expect(mutex.size).toBe(0);
+  });
+});
+
+describe("KeyedMutex shared tasks", () => {
+  it("runs shared tasks of one key together", async () => {
+    const mutex = new KeyedMutex();
+    const first = gate();
+    const log: string[] = [];
+    const a = mutex.run("job", async () => { log.push("a started"); await first.promise; }, { shared: true });
+    const b = mutex.run("job", () => Promise.resolve(void log.push("b ran")), { shared: true });
+    await b;
+    expect(log).toEqual(["a started", "b ran"]);
+    first.open();
+    await a;
+    expect(mutex.size).toBe(0);
+  });
+
+  it("starts an exclusive task only when every shared one has ended, and queues shared tasks that come after it behind it", async () => {
+    const mutex = new KeyedMutex();
+    const [s1, s2, x] = [gate(), gate(), gate()];
+    const log: string[] = [];
+    const run = (name: string, until: Promise<void>, shared: boolean) =>
+      mutex.run("job", async () => { log.push(`start ${name}`); await until; log.push(`end ${name}`); }, { shared });
+    const all = [run("s1", s1.promise, true), run("s2", s2.promise, true), run("x", x.promise, false), run("s3", Promise.resolve(), true), run("s4", Promise.resolve(), true)];
+    await ticks();
+    expect(log).toEqual(["start s1", "start s2"]);
+    s1.open();
+    await ticks();
+    expect(log).toEqual(["start s1", "start s2", "end s1"]);
+    s2.open();
+    await ticks();
+    expect(log).toEqual(["start s1", "start s2", "end s1", "end s2", "start x"]);
+    x.open();
+    await Promise.all(all);
+    expect(log.slice(5)).toEqual(["end x", "start s3", "start s4", "end s3", "end s4"]);
+    expect(mutex.size).toBe(0);
+  });
+
+  it("lets shared waiters join the shared holders when the exclusive waiter ahead of them gives up", async () => {
+    const mutex = new KeyedMutex();
+    const holder = gate();
+    const log: string[] = [];
+    const held = mutex.run("job", () => holder.promise, { shared: true });
+    const controller = new AbortController();
+    const exclusive = mutex.run("job", () => Promise.resolve(void log.push("exclusive")), { signal: controller.signal });
+    const shared = mutex.run("job", () => Promise.resolve(void log.push("shared")), { shared: true });
+    await ticks();
+    expect(log).toEqual([]);
+    controller.abort(new Error("gone"));
+    await expect(exclusive).rejects.toThrow("gone");
+    await shared;
+    expect(log).toEqual(["shared"]);
+    holder.open();
+    await held;
+    expect(mutex.size).toBe(0);
+  });
+});
+
+describe("KeyedMutex timers and listeners", () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it("arms no timer and adds no abort listener for a task that need not wait", async () => {
+    vi.useFakeTimers();
+    const mutex = new KeyedMutex();
+    const controller = new AbortController();
+    const task = gate();
+    const running = mutex.run("job", () => task.promise, { signal: controller.signal, timeoutMs: 10_000 });
+    const other = mutex.run("other", () => task.promise, { signal: controller.signal, timeoutMs: 10_000, shared: true });
+    const joined = mutex.run("other", () => task.promise, { signal: controller.signal, timeoutMs: 10_000, shared: true });
+    expect(vi.getTimerCount()).toBe(0);
+    expect(getEventListeners(controller.signal, "abort")).toHaveLength(0);
+    task.open();
+    await Promise.all([running, other, joined]);
+  });
+
+  it("arms one timer and one listener per waiting task, and leaves none once a burst of waiters is served", async () => {
+    vi.useFakeTimers();
+    const mutex = new KeyedMutex({ maxWaiters: 1_000 });
+    const controller = new AbortController();
+    setMaxListeners(300, controller.signal);
+    const holder = gate();
+    const held = mutex.run("job", () => holder.promise, { signal: controller.signal, timeoutMs: 10_000 });
+    const waiting = Array.from({ length: 200 }, (_, i) => mutex.run("job", () => Promise.resolve(i), { signal: controller.signal, timeoutMs: 10_000, shared: i % 3 === 0 }));
+    expect(vi.getTimerCount()).toBe(200);
+    expect(getEventListeners(controller.signal, "abort")).toHaveLength(200);
+    holder.open();
+    expect(await Promise.all(waiting)).toEqual(Array.from({ length: 200 }, (_, i) => i));
+    await held;
+    expect(vi.getTimerCount()).toBe(0);
+    expect(getEventListeners(controller.signal, "abort")).toHaveLength(0);
+    expect(mutex.size).toBe(0);
+  });
+
+  it("removes a timed-out waiter's abort listener, and an aborted waiter's timer", async () => {
+    vi.useFakeTimers();
+    const mutex = new KeyedMutex();
+    const holder = gate();
+    const held = mutex.run("job", () => holder.promise);
+    const controller = new AbortController();
+    const timedOut = mutex.run("job", () => Promise.resolve(), { signal: controller.signal, timeoutMs: 50 });
+    const expectation = expect(timedOut).rejects.toBeInstanceOf(MutexWaitTimeoutError);
+    await vi.advanceTimersByTimeAsync(50);
+    await expectation;
+    expect(getEventListeners(controller.signal, "abort")).toHaveLength(0);
+    const aborted = mutex.run("job", () => Promise.resolve(), { signal: controller.signal, timeoutMs: 10_000 });
+    expect(vi.getTimerCount()).toBe(1);
+    controller.abort(new Error("gone"));
+    await expect(aborted).rejects.toThrow("gone");
+    expect(vi.getTimerCount()).toBe(0);
+    holder.open();
+    await held;
   });
 });

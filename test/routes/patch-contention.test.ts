@@ -6,7 +6,7 @@ import { STATUS_CODES } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { LightMyRequestResponse } from "fastify";
 import type { ManagerClient } from "../../src/operations/job-access.js";
-import { createJob } from "../helpers/gateway.js";
+import { START, createJob } from "../helpers/gateway.js";
 import { startReplicas } from "../helpers/replicas.js";
 import type { Replica, Replicas } from "../helpers/replicas.js";
 
@@ -162,5 +162,60 @@ describe("the queue of one job's writes", () => {
     await first;
     expect(arrived()).toBe(1);
     expect((await stored("slow")).tags).not.toHaveProperty("late");
+  });
+
+  const put = (replica: Replica, jobId: string, description: string, headers: Record<string, string> = {}): Promise<LightMyRequestResponse> =>
+    replica.app.inject({ method: "PUT", url: `/v1/jobs/${jobId}`, headers, payload: { jobId, startDateTime: START, description } });
+
+  /** Waits until the hooked Manager has seen `count` UpdateJobs of the job (5 s at most), then a little more for any that should not come. */
+  async function settle(arrived: () => number, count: number): Promise<void> {
+    for (let waited = 0; arrived() < count && waited < 5_000; waited += 5) await new Promise((resolve) => setTimeout(resolve, 5));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+
+  it("runs unconditional PUTs of one job side by side; a PATCH that comes among them waits for them and reads what they wrote", async () => {
+    await create("side-by-side");
+    const { replica, release, arrived } = await held("side-by-side", {});
+    const puts = [put(replica, "side-by-side", "put 1"), put(replica, "side-by-side", "put 2")];
+    await settle(arrived, 2);
+    const patched = patch(replica, "side-by-side", { tags: { mine: "1" } });
+    await settle(arrived, 2);
+    const conditional = put(replica, "side-by-side", "conditional", { "if-match": '"1"' });
+    const later = put(replica, "side-by-side", "put 3");
+    try {
+      // Both PUTs are at the Manager together; the PATCH, and everything after it, waits.
+      await settle(arrived, 2);
+      expect(arrived()).toBe(2);
+    } finally {
+      release();
+    }
+    expect((await Promise.all(puts)).map((r) => r.statusCode)).toEqual([200, 200]);
+    const answer = await patched;
+    expect(answer.statusCode).toBe(200);
+    // Read after both PUTs (never the job as created), and written at the first attempt: no retry.
+    expect(["put 1", "put 2"]).toContain(answer.json<{ description: string }>().description);
+    expect(answer.json()).toMatchObject({ tags: { mine: "1" } });
+    expect((await conditional).statusCode).toBe(412);
+    expect((await later).statusCode).toBe(200);
+    // Two PUTs, one PATCH write, the conditional PUT and the last PUT.
+    expect(arrived()).toBe(5);
+    expect(await stored("side-by-side")).toMatchObject({ description: "put 3", tags: {} });
+  });
+
+  it("holds an unconditional PUT that comes during a conditional DELETE until the DELETE is done: it is never acknowledged and then deleted", async () => {
+    const etag = await create("deleting");
+    const { replica, release, arrived } = await held("deleting", {});
+    const deleted = replica.app.inject({ method: "DELETE", url: "/v1/jobs/deleting", headers: { "if-match": etag } });
+    await settle(arrived, 1);
+    const replaced = put(replica, "deleting", "replaced");
+    try {
+      // The DELETE's fence is at the Manager; the PUT waits in the gateway.
+      await settle(arrived, 1);
+      expect(arrived()).toBe(1);
+    } finally {
+      release();
+    }
+    expect((await deleted).statusCode).toBe(204);
+    expect((await replaced).statusCode).toBe(404);
   });
 });
