@@ -24,6 +24,7 @@ import type { FastifyRequest } from "fastify";
 import { JSON_PATCH_TYPE, JSON_TYPE, MERGE_PATCH_TYPE, mediaType } from "../http/media-type.js";
 import { problem, unsupportedMediaType } from "../http/problem.js";
 import type { ProblemError } from "../http/problem.js";
+import { SAFE_METHODS } from "../http/safe-methods.js";
 
 /** The guard's settings: those of the same names (src/config.ts), which give each its default. */
 export interface CrossSiteOptions {
@@ -77,8 +78,6 @@ function parseAuthority(text: string): Authority | undefined {
   return { name: (match[1] ?? "").toLowerCase().replace(/\.$/, ""), port: (match[2] ?? "").slice(1) };
 }
 
-/** Methods that change nothing (RFC 9110 §9.2.1); every other one is checked. */
-const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 const JSON_TYPES = new Set([JSON_TYPE, MERGE_PATCH_TYPE, JSON_PATCH_TYPE]);
 
 /** The onRequest hook enforcing `options` (see the top of this file). */

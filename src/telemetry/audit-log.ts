@@ -15,6 +15,7 @@ import { Type } from "@sinclair/typebox";
 import type { Static } from "@sinclair/typebox";
 import type { FastifyReply, FastifyRequest, onSendAsyncHookHandler } from "fastify";
 import { PROBLEM_CONTENT_TYPE, problem, toProblem } from "../http/problem.js";
+import { SAFE_METHODS } from "../http/safe-methods.js";
 
 const Etag = (description: string) => Type.Optional(Type.Union([Type.String(), Type.Null()], { description }));
 
@@ -130,8 +131,6 @@ export class AuditLog {
     return stream;
   }
 }
-
-const SAFE_METHODS: ReadonlySet<string> = new Set(["GET", "HEAD", "OPTIONS"]);
 
 /** The onSend hook that writes each change's and refusal's line before the answer leaves. */
 export function auditHook(log: AuditLog): onSendAsyncHookHandler {
