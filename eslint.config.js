@@ -25,7 +25,7 @@ export default tseslint.config(
   },
   {
     // Plain JavaScript run by node alone (npm's prepare step runs before, or without, tsx).
-    files: ["eslint.config.js", "scripts/*.mjs", "stryker.config.mjs"],
+    files: ["eslint.config.js", "scripts/*.mjs", "bench/*.mjs", "stryker.config.mjs"],
     ...tseslint.configs.disableTypeChecked,
     languageOptions: { ...tseslint.configs.disableTypeChecked.languageOptions, globals: { process: "readonly" } },
   },
