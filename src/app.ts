@@ -41,9 +41,10 @@ import { registerCompression } from "./server/compression.js";
 import { crossSiteGuard, defaultAllowedHosts } from "./server/cross-site.js";
 import { applyHttp1Limits, applyHttp2Limits, headerListTooLarge, limitConnections, secureServerOptions, serverOptions } from "./server/limits.js";
 import type { ServerLimits } from "./server/limits.js";
-import { accessLogHook } from "./telemetry/access-log.js";
-import { httpMetricsHook, noteRequestBody } from "./telemetry/http-metrics.js";
-import { watchClientLeaving } from "./telemetry/request-facts.js";
+import { accessLog as accessLogObserver } from "./telemetry/access-log.js";
+import { httpMetrics, noteRequestBody } from "./telemetry/http-metrics.js";
+import { observeRequests } from "./telemetry/request-facts.js";
+import type { RequestObserver } from "./telemetry/request-facts.js";
 import { watchChannels } from "./telemetry/grpc-metrics.js";
 import type { GatewayMetrics } from "./telemetry/metrics.js";
 import { SharedCalls } from "./operations/shared-calls/calls.js";
@@ -286,11 +287,11 @@ function addObservingHooks(app: GatewayApp, options: AppOptions, settings: AppSe
   const { tracing } = options;
   // First: every later hook and the handler run inside the request's span.
   if (tracing !== undefined) app.addHook("onRequest", tracing.hook);
-  // Before the hooks that may refuse, so that refused requests have their line too; the
-  // access log and the metrics both read whether the client left unanswered.
-  if (accessLog !== "off" || options.metrics !== undefined) app.addHook("onRequest", watchClientLeaving);
-  if (accessLog !== "off") app.addHook("onRequest", accessLogHook({ mode: accessLog, ...(tracing === undefined ? {} : { traceIdOf: tracing.traceIdOf }) }));
-  if (options.metrics !== undefined) app.addHook("onRequest", httpMetricsHook(options.metrics));
+  // Before the hooks that may refuse, so that refused requests have their line too.
+  const observers: RequestObserver[] = [];
+  if (accessLog !== "off") observers.push(accessLogObserver({ mode: accessLog, ...(tracing === undefined ? {} : { traceIdOf: tracing.traceIdOf }) }));
+  if (options.metrics !== undefined) observers.push(httpMetrics(options.metrics));
+  if (observers.length > 0) app.addHook("onRequest", observeRequests(observers));
   app.addHook("onRequest", (request, reply, done) => {
     void reply.header("x-request-id", request.id);
     if (headerListTooLarge(request.raw)) {

@@ -63,17 +63,32 @@ export function registerAccess(app: FastifyInstance, options: AccessOptions): vo
       `${route(undeclared)} declares no access: give its options config: { access: <a scope of src/auth/scopes.ts> } or { access: OPEN }`,
     ));
   });
-  const enabled = authenticates(options);
+  if (!authenticates(options)) {
+    // Without authentication every request is anonymous, and the hook stays synchronous: no
+    // promise for a request that awaits nothing.
+    app.addHook("onRequest", (request, reply, done) => {
+      const access = request.routeOptions.config.access;
+      if (access === undefined || access === OPEN) {
+        done();
+        return;
+      }
+      try {
+        refuseQueryToken(request, reply);
+      } catch (error) {
+        done(error as Error);
+        return;
+      }
+      request.principal = ANONYMOUS;
+      done();
+    });
+    return;
+  }
   const keysLog = new KeysLog(app, options.onKeysUnavailable);
   app.addHook("onRequest", async (request, reply) => {
     const access = request.routeOptions.config.access;
     // No route (a 404): nothing to protect.
     if (access === undefined || access === OPEN) return;
     refuseQueryToken(request, reply);
-    if (!enabled) {
-      request.principal = ANONYMOUS;
-      return;
-    }
     const principal = await authenticate(request, options, keysLog).catch((error: unknown) => {
       if (error instanceof TokenRefused) {
         request.log.debug({ reason: error.message }, "credentials refused");

@@ -15,7 +15,7 @@ import { invalidArgument, notFound, preconditionFailed } from "../http/problem.j
 import type { ProblemError } from "../http/problem.js";
 import type { IfMatch } from "../http/preconditions.js";
 import { Manager as ManagerService } from "norsk-manager-contract/gen/norsk/api/manager_pb.js";
-import { sharedCallKey } from "./shared-calls/key.js";
+import { namedCallKey } from "./shared-calls/key.js";
 import type { SharedCalls } from "./shared-calls/calls.js";
 import type { StartedSearch } from "./search-body.js";
 
@@ -59,7 +59,8 @@ function jobByIdRequest(jobId: string) {
 /** findJob, shared with the identical reads in flight through `reads` when given. */
 export function findJobShared(reads: SharedCalls<CurrentJob | undefined> | undefined, client: ManagerClient, jobId: string, options: CallOptions): Promise<CurrentJob | undefined> {
   if (reads === undefined) return findJob(client, jobId, options);
-  const key = sharedCallKey(ManagerService.method.jobSearch, jobByIdRequest(jobId), options.metadata);
+  // The id is the whole of the request (jobByIdRequest), so it names the read.
+  const key = namedCallKey(ManagerService.method.jobSearch, jobId, options.metadata);
   return reads.read(key, options, (shared) => findJob(client, jobId, shared));
 }
 

@@ -58,7 +58,7 @@ export async function registerCompression(app: FastifyInstance): Promise<void> {
 }
 
 /** Adds Accept-Encoding to Vary for an answer of a compressible type, compressed or not. */
-function varyOnCoding(_request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> {
+function varyOnCoding(_request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (error: null, payload: unknown) => void): void {
   const type = reply.getHeader("content-type");
   if (typeof type === "string" && isCompressible(type)) {
     const vary = reply.getHeader("vary");
@@ -67,5 +67,5 @@ function varyOnCoding(_request: FastifyRequest, reply: FastifyReply, payload: un
       void reply.header("vary", present === "" ? "accept-encoding" : `${present}, accept-encoding`);
     }
   }
-  return Promise.resolve(payload);
+  done(null, payload);
 }

@@ -20,7 +20,7 @@
 // only for a Host that cannot be rebound: an IP address, or localhost. The scheme is not
 // compared: behind a proxy that ends TLS, a page of https://name calls a plain-HTTP gateway.
 import { isIP } from "node:net";
-import type { FastifyRequest } from "fastify";
+import type { FastifyRequest, onRequestHookHandler } from "fastify";
 import { JSON_PATCH_TYPE, JSON_TYPE, MERGE_PATCH_TYPE, mediaType } from "../http/media-type.js";
 import { problem, unsupportedMediaType } from "../http/problem.js";
 import type { ProblemError } from "../http/problem.js";
@@ -81,7 +81,7 @@ function parseAuthority(text: string): Authority | undefined {
 const JSON_TYPES = new Set([JSON_TYPE, MERGE_PATCH_TYPE, JSON_PATCH_TYPE]);
 
 /** The onRequest hook enforcing `options` (see the top of this file). */
-export function crossSiteGuard(options: CrossSiteOptions): (request: FastifyRequest) => Promise<void> {
+export function crossSiteGuard(options: CrossSiteOptions): onRequestHookHandler {
   const entries = options.allowedHosts;
   const anyHost = entries.includes(ANY_HOST);
   const listed = entries.filter((entry) => entry !== ANY_HOST).map(parseListedHost);
@@ -96,23 +96,27 @@ export function crossSiteGuard(options: CrossSiteOptions): (request: FastifyRequ
   // been rebound: any name is accepted, so it need not be the gateway's.
   const ownOrigin = (origin: URL, host: Authority): boolean => (!anyHost || !rebindable(host)) && sameAuthority(origin, host);
 
-  return (request) => {
+  /** The refusal `request` gets, or undefined when it may go on. */
+  const refusalOf = (request: FastifyRequest): ProblemError | undefined => {
     const authority = authorityOf(request);
     const host = parseAuthority(authority ?? "");
     // No Host at all is HTTP/1.0 (app.ts refuses it in 1.1): never a browser, so never rebinding.
-    if (!anyHost && authority !== undefined && (host === undefined || !hostAllowed(host))) return Promise.reject(misdirected(authority));
+    if (!anyHost && authority !== undefined && (host === undefined || !hostAllowed(host))) return misdirected(authority);
     const origin = request.headers.origin;
-    if (isPreflight(request) && origin !== undefined && !corsAllowed(parseOrigin(origin))) return Promise.reject(foreignOrigin(origin, "--cors-origin", "a page of another origin may not call this API"));
-    if (SAFE_METHODS.has(request.method)) return Promise.resolve();
+    if (isPreflight(request) && origin !== undefined && !corsAllowed(parseOrigin(origin))) return foreignOrigin(origin, "--cors-origin", "a page of another origin may not call this API");
+    if (SAFE_METHODS.has(request.method)) return undefined;
     if (origin !== undefined && !anyOrigin) {
       const parsed = parseOrigin(origin);
       if (parsed === undefined || (!origins.has(parsed.origin) && (host === undefined || !ownOrigin(parsed, host)))) {
-        return Promise.reject(foreignOrigin(origin, "--allowed-origin or --cors-origin", "a page of another origin may not change anything here"));
+        return foreignOrigin(origin, "--allowed-origin or --cors-origin", "a page of another origin may not change anything here");
       }
     }
     const type = mediaType(request.headers["content-type"]);
-    if (type !== "" && !JSON_TYPES.has(type)) return Promise.reject(notJson());
-    return Promise.resolve();
+    return type !== "" && !JSON_TYPES.has(type) ? notJson() : undefined;
+  };
+  // Synchronous: a request that may go on costs no promise.
+  return (request, _reply, done) => {
+    done(refusalOf(request));
   };
 }
 

@@ -3,8 +3,9 @@
 // carries the request id fastify binds to it. Probes and scrapes (/healthz, /readyz, /metrics)
 // are left out: a kubelet asks every few seconds, and what matters about readiness, a change
 // of state, is logged by the readiness route itself (src/routes/health.ts).
-import type { FastifyReply, FastifyRequest, onRequestHookHandler } from "fastify";
-import { bytesWrittenOf, contentLength, routeOf, statusAnswered, traceIdOfHeader } from "./request-facts.js";
+import type { FastifyReply, FastifyRequest } from "fastify";
+import { bytesWrittenOf, contentLength, statusAnswered, traceIdOfHeader } from "./request-facts.js";
+import type { RequestObserver, RequestStart } from "./request-facts.js";
 
 /** Which requests get a line: every one, those answered 4xx/5xx (or cut), or none. */
 export type AccessLogMode = "on" | "errors" | "off";
@@ -54,41 +55,24 @@ export interface AccessLine {
   readonly aborted?: true;
 }
 
-/** An onRequest hook that logs each request's line when its answer is over. */
-export function accessLogHook(options: AccessLogOptions): onRequestHookHandler {
+/** The access log as an observer of requests (observeRequests): a line when each answer is over. */
+export function accessLog(options: AccessLogOptions): RequestObserver {
   const traceIdOf = options.traceIdOf ?? ((request: FastifyRequest) => traceIdOfHeader(request.headers.traceparent));
   const errorsOnly = options.mode === "errors";
-  return (request, reply, done) => {
-    const route = routeOf(request);
-    if (route !== null && UNLOGGED_ROUTES.has(route)) {
-      done();
-      return;
-    }
-    const started = performance.now();
-    const written = bytesWrittenOf(request) ?? 0;
-    const client = request.ip;
-    reply.raw.once("close", () => {
-      const line = lineOf(request, reply, { route, client, started, written, traceId: traceIdOf(request) });
+  return {
+    ended: (request, reply, start) => {
+      if (start.route !== null && UNLOGGED_ROUTES.has(start.route)) return;
+      const line = lineOf(request, reply, start, traceIdOf(request));
       if (errorsOnly && line.status < 400 && line.aborted !== true) return;
       request.log.info(line, "request");
-    });
-    done();
+    },
   };
 }
 
-interface Start {
-  readonly route: string | null;
-  /** Read on arrival: a connection gone by the answer's end may no longer know its peer. */
-  readonly client: string;
-  readonly started: number;
-  readonly written: number;
-  readonly traceId: string | undefined;
-}
-
-function lineOf(request: FastifyRequest, reply: FastifyReply, start: Start): AccessLine {
+function lineOf(request: FastifyRequest, reply: FastifyReply, start: RequestStart, traceId: string | undefined): AccessLine {
   const durationMs = Math.round((performance.now() - start.started) * 1000) / 1000;
   const written = bytesWrittenOf(request);
-  const bytes = written === undefined ? contentLength(reply) : written - start.written;
+  const bytes = written === undefined ? contentLength(reply) : written - (start.written ?? 0);
   const userAgent = request.headers["user-agent"];
   return {
     method: request.method,
@@ -96,10 +80,10 @@ function lineOf(request: FastifyRequest, reply: FastifyReply, start: Start): Acc
     ...(start.route === null ? { path: bounded(pathOf(request.url)) } : {}),
     client: start.client,
     ...(userAgent === undefined ? {} : { userAgent: bounded(userAgent) }),
-    status: statusAnswered(request, reply),
+    status: statusAnswered(reply, start),
     durationMs,
     bytes,
-    ...(start.traceId === undefined ? {} : { traceId: start.traceId }),
+    ...(traceId === undefined ? {} : { traceId }),
     ...(request.principal === null || request.principal.kind === "anonymous" ? {} : { principal: request.principal.id }),
     ...(reply.raw.writableFinished ? {} : { aborted: true as const }),
   };

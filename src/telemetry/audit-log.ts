@@ -67,9 +67,12 @@ export interface AuditFacts {
 
 const facts = new WeakMap<FastifyRequest, AuditFacts>();
 
-/** Adds what the route knows of its change to the request's line (later facts win). */
+/** Whether some app of this process writes an audit log (auditHook): until one does, nothing is noted. */
+let auditing = false;
+
+/** Adds what the route knows of its change to the request's line (later facts win); nothing without an audit log. */
 export function noteAudit(request: FastifyRequest, known: AuditFacts): void {
-  facts.set(request, { ...facts.get(request), ...known });
+  if (auditing) facts.set(request, { ...facts.get(request), ...known });
 }
 
 /** Where the lines go: a file opened for appending, or standard error. */
@@ -134,6 +137,7 @@ export class AuditLog {
 
 /** The onSend hook that writes each change's and refusal's line before the answer leaves. */
 export function auditHook(log: AuditLog): onSendAsyncHookHandler {
+  auditing = true;
   return async (request, reply, payload) => {
     const line = lineOf(request, reply);
     if (line === undefined) return payload;

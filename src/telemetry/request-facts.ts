@@ -39,26 +39,50 @@ export function contentLength(reply: FastifyReply): number {
  */
 export const CLIENT_CLOSED_REQUEST = 499;
 
-/** Requests whose client left before an answer was begun. */
-const leftUnanswered = new WeakSet<FastifyRequest>();
+/** What is known of a request on its arrival, for what its observers say when its answer is over. */
+export interface RequestStart {
+  /** routeOf(request). */
+  readonly route: string | null;
+  /** performance.now() on arrival. */
+  readonly started: number;
+  /** bytesWrittenOf(request) on arrival: a connection carries many requests. */
+  readonly written: number | undefined;
+  /** request.ip on arrival: a connection gone by the answer's end may no longer know its peer. */
+  readonly client: string;
+  /** Whether the client left (a stream reset, a connection closed, a body cut off) before an answer was begun. */
+  leftUnanswered: boolean;
+}
+
+/** One of the things told of each request (the access log, the HTTP metrics). */
+export interface RequestObserver {
+  /** On arrival, before any hook that may refuse it. Default: nothing. */
+  readonly arrived?: (request: FastifyRequest, start: RequestStart) => void;
+  /** When its answer is over: sent in full, or cut by the client leaving. */
+  readonly ended: (request: FastifyRequest, reply: FastifyReply, start: RequestStart) => void;
+}
 
 /**
- * An onRequest hook that notes when the client of a request leaves (a stream reset, a connection
- * closed, a body cut off) before an answer was begun. Registered once, before the hooks that
- * read statusAnswered (the access log, the metrics). What fastify answers after that (a 400 for
- * the body it could not finish) reaches no one, so it is not the request's status.
+ * The one onRequest hook of every observer of requests: one record of the arrival and one
+ * listener for the answer's end per request, whatever the number of observers. Registered
+ * before the hooks that may refuse, so that refused requests are observed too. What fastify
+ * answers after the client left (a 400 for the body it could not finish) reaches no one, so it
+ * is not the request's status (statusAnswered).
  */
-export const watchClientLeaving: onRequestHookHandler = (request, reply, done) => {
-  request.raw.once("aborted", () => {
-    if (!reply.raw.headersSent) leftUnanswered.add(request);
-  });
-  done();
-};
+export function observeRequests(observers: readonly RequestObserver[]): onRequestHookHandler {
+  return (request, reply, done) => {
+    const start: RequestStart = { route: routeOf(request), started: performance.now(), written: bytesWrittenOf(request), client: request.ip, leftUnanswered: false };
+    for (const observer of observers) observer.arrived?.(request, start);
+    request.raw.once("aborted", () => {
+      if (!reply.raw.headersSent) start.leftUnanswered = true;
+    });
+    reply.raw.once("close", () => {
+      for (const observer of observers) observer.ended(request, reply, start);
+    });
+    done();
+  };
+}
 
-/**
- * The status a request was answered with, once its answer is over: CLIENT_CLOSED_REQUEST when
- * none was begun before the client left (as watchClientLeaving saw it).
- */
-export function statusAnswered(request: FastifyRequest, reply: FastifyReply): number {
-  return leftUnanswered.has(request) || !reply.raw.headersSent ? CLIENT_CLOSED_REQUEST : reply.statusCode;
+/** The status a request was answered with, once its answer is over: CLIENT_CLOSED_REQUEST when none was begun before the client left. */
+export function statusAnswered(reply: FastifyReply, start: RequestStart): number {
+  return start.leftUnanswered || !reply.raw.headersSent ? CLIENT_CLOSED_REQUEST : reply.statusCode;
 }

@@ -31,3 +31,14 @@ export function sharedCallKey<M extends DescMethod>(
   const bytes = toBinary(method.input, create(method.input, request));
   return `${method.parent.typeName}/${method.name}\u0000${Buffer.from(bytes).toString("latin1")}\u0000${metadataKey(metadata)}`;
 }
+
+/**
+ * The key of a read that `name` identifies as fully as its request would (a job read by id: the
+ * id), without encoding the request: sharedCallKey's form with `name`, prefixed by its length,
+ * in place of the bytes, after a U+0001 where sharedCallKey has a NUL, so that the two forms
+ * never meet. The length says where the name ends, as the encoding's own lengths do, so that
+ * no name (which may hold NULs) can end like a metadata entry and make another read's key.
+ */
+export function namedCallKey(method: DescMethod, name: string, metadata: Readonly<Record<string, string>> | undefined): string {
+  return `${method.parent.typeName}/${method.name}\u0001${name.length}:${name}\u0000${metadataKey(metadata)}`;
+}

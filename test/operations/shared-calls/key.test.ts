@@ -2,7 +2,7 @@
 // calls would ask the Manager the same thing.
 import { describe, expect, it } from "vitest";
 import { Manager } from "norsk-manager-contract/gen/norsk/api/manager_pb.js";
-import { metadataKey, sharedCallKey } from "../../../src/operations/shared-calls/key.js";
+import { metadataKey, namedCallKey, sharedCallKey } from "../../../src/operations/shared-calls/key.js";
 
 const byId = (jobId: string) => ({ jobFilter: [{ jobFilter: { case: "idFilter" as const, value: { comparison: { case: "eq" as const, value: jobId } } } }] });
 
@@ -48,3 +48,24 @@ describe("sharedCallKey", () => {
     expect(forged).not.toBe(other);
   });
 });
+
+describe("namedCallKey", () => {
+  it("is one key for one name whatever the per-request metadata, and another for another name", () => {
+    expect(namedCallKey(Manager.method.jobSearch, "a", { "x-request-id": "1", authorization: "x" })).toBe(
+      namedCallKey(Manager.method.jobSearch, "a", { "x-request-id": "2", traceparent: "t", authorization: "x" }),
+    );
+    expect(namedCallKey(Manager.method.jobSearch, "a", {})).not.toBe(namedCallKey(Manager.method.jobSearch, "b", {}));
+    expect(namedCallKey(Manager.method.jobSearch, "a", { authorization: "Bearer a" })).not.toBe(namedCallKey(Manager.method.jobSearch, "a", { authorization: "Bearer b" }));
+  });
+
+  it("cannot be forged by a name that ends like a metadata entry", () => {
+    const forged = namedCallKey(Manager.method.jobSearch, "a", { authorization: "x" });
+    expect(namedCallKey(Manager.method.jobSearch, "a\u0000authorization\u0000x", {})).not.toBe(forged);
+    expect(namedCallKey(Manager.method.jobSearch, "a\u0000authorization\u0000x\u0000", {})).not.toBe(forged);
+  });
+
+  it("never equals a sharedCallKey", () => {
+    expect(namedCallKey(Manager.method.jobSearch, "", {})).not.toBe(sharedCallKey(Manager.method.jobSearch, {}, {}));
+  });
+});
+
