@@ -132,7 +132,7 @@ interface Scenario {
 
 const readSteps = (stored: Stored): Steps => jobReadSteps(stored.job);
 const searchG0Steps = (stored: Stored): Steps => searchSteps("/v1/jobs?tag=group:g0", { tag: ["group:g0"] }, stored.group);
-const replaceSteps = (): Steps => jobReplaceSteps(Buffer.from(JSON.stringify(ourJob(0))));
+const replaceSteps = (stored: Stored): Steps => jobReplaceSteps(Buffer.from(JSON.stringify(ourJob(0))), stored.job.currentHash);
 const patchSteps = (stored: Stored): Steps => jobMergePatchSteps(stored.job, Buffer.from(patchOf(0, 0).body ?? ""));
 
 const SCENARIOS: readonly Scenario[] = [

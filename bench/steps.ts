@@ -59,11 +59,15 @@ export function jobReadSteps(job: Job): Steps {
   };
 }
 
-/** PUT /v1/jobs/:jobId of `body` (the request's bytes): read, checked, to a Job, answered. */
-export function jobReplaceSteps(body: Buffer): Steps {
+/**
+ * PUT /v1/jobs/:jobId of `body` (the request's bytes): read, checked, to a Job, answered with
+ * the job and `newHash`, the hash the Manager returns.
+ */
+export function jobReplaceSteps(body: Buffer, newHash: bigint): Steps {
   const parsed = parseJsonBody(body);
   checked("PUT body", validateJobInput(parsed));
   const job = jobFromJson(parsed);
+  job.currentHash = newHash;
   const params = { jobId: job.jobId?.jobId ?? "" };
   return {
     "body read (parseJsonBody)": () => parseJsonBody(body),
