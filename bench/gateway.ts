@@ -1,6 +1,9 @@
 // npm run bench: the gateway's everyday calls at 50 connections, against grpc-gateway when a peer
-// binary is given, and against the same calls made straight to the Manager over gRPC, all in
-// one run and in front of one reference Manager (built dist/, SQLite on disk):
+// binary is given, against "bare fastify" (bench/bare-fastify.ts: fastify's defaults answering
+// the same requests with fixed texts of this gateway's answers, read from it at start), and
+// against the same calls made straight to the Manager over gRPC by this process with our client
+// ("direct gRPC": the gRPC call with its protobuf encoding and decoding, the messages made
+// once), all in one run and in front of one reference Manager (built dist/, SQLite on disk):
 //   - GET one job: every connection reads the same job (the peer: POST /v1/jobs:search with an
 //     id filter, as it has no GET route), then the same spread over 64 jobs;
 //   - search by tag: GET /v1/jobs?tag=group:g0 from every connection, then group:gN for 16
@@ -12,25 +15,32 @@
 //     each waits for the one before (ours only: the peer is given a PUT of the job, the direct
 //     calls a read and a write).
 // Targets run in alternating order, BENCH_ROUNDS rounds of BENCH_SECONDS each; medians are
-// reported. CPU per request is read from /proc for the gateway (or the peer) and the Manager;
-// for the direct calls, "gateway" is this process, which makes them.
+// reported. CPU per request is read from /proc for the gateway (or the peer, or bare fastify)
+// and the Manager; for the direct calls, "gateway" is this process, which makes them.
+// After its rounds, each scenario's "our steps" are timed in this process (bench/steps.ts: the
+// gateway's own per-request work for that request, called as its routes call it, protobuf
+// excluded), and a line under its table sets this gateway's CPU per request (and the baseline's)
+// against the sum of the parts: bare fastify + direct gRPC + our steps.
 //
 // PEER_GATEWAY=<binary>: a grpc-gateway build for this API (flags -listen and -backend; see
 // docs/benchmarks.md for how it is built). BENCH_GATEWAY_ARGS adds flags to our gateway (e.g.
 // "--coalesce-reads off"); BENCH_ONLY=<text> runs only the scenarios whose name contains it.
 // BENCH_BASELINE_GATEWAY=<path of another build's dist/src/main.js> adds that build as a target
 // ("baseline gateway"), for a before/after comparison in one run.
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { execFileSync } from "node:child_process";
 import autocannon from "autocannon";
 import { connectManager } from "norsk-manager-contract/grpc/manager-connection.js";
 import type { ManagerConnection } from "norsk-manager-contract/grpc/manager-connection.js";
+import type { Job } from "norsk-manager-contract/gen/norsk/api/manager_pb.js";
 import { jobFromJson } from "../src/json/index.js";
-import { cpuSeconds, startChild, startGatewayProcess, startManagerProcess, startPeer } from "./processes.js";
+import { cpuSeconds, startBareFastify, startChild, startGatewayProcess, startManagerProcess, startPeer } from "./processes.js";
 import type { Child } from "./processes.js";
 import { drive, percentile } from "./stats.js";
+import { jobMergePatchSteps, jobReadSteps, jobReplaceSteps, searchSteps, stepsCpuMicroseconds } from "./steps.js";
+import type { Steps } from "./steps.js";
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -42,6 +52,8 @@ const BASELINE = process.env.BENCH_BASELINE_GATEWAY;
 const GATEWAY_ARGS = (process.env.BENCH_GATEWAY_ARGS ?? "").split(" ").filter((arg) => arg !== "");
 const JOBS = 64;
 const GROUPS = 16;
+/** Calls of a scenario's steps per timing ("our steps"): a few thousand, best of 3 timings. */
+const STEP_ITERATIONS = 3_000;
 
 /** One job in our JSON: the Job mirror (docs/architecture.md, "The contract: proto/"). */
 const ourJob = (i: number): Record<string, unknown> => ({
@@ -59,6 +71,10 @@ const ourJob = (i: number): Record<string, unknown> => ({
     },
   ],
 });
+
+/** Each job as the direct calls send it, made once: converting it is one of "our steps", not the call's. */
+const JOB_MESSAGES: readonly Job[] = Array.from({ length: JOBS }, (_, i) => jobFromJson(ourJob(i)));
+const jobMessage = (i: number): Job => JOB_MESSAGES[i % JOBS] ?? jobFromJson(ourJob(i % JOBS));
 
 /**
  * The same job in canonical proto JSON, as grpc-gateway reads it: the id and the container URL
@@ -97,12 +113,27 @@ async function drain(stream: AsyncIterable<unknown>): Promise<void> {
   }
 }
 
+/** The Manager's jobs as they are stored (their hashes set), for the steps that answer them. */
+interface Stored {
+  /** bench-0. */
+  readonly job: Job;
+  /** The jobs of group g0, as a search by tag finds them. */
+  readonly group: readonly Job[];
+}
+
 interface Scenario {
   readonly name: string;
   readonly ours: (n: number) => HttpRequest;
   readonly peer: (n: number) => HttpRequest;
   readonly direct: (direct: ManagerConnection, n: number) => Promise<unknown>;
+  /** This gateway's own steps for one of its requests ("our steps"), on the bench's job bench-0 (or group g0). */
+  readonly steps: (stored: Stored) => Steps;
 }
+
+const readSteps = (stored: Stored): Steps => jobReadSteps(stored.job);
+const searchG0Steps = (stored: Stored): Steps => searchSteps("/v1/jobs?tag=group:g0", { tag: ["group:g0"] }, stored.group);
+const replaceSteps = (stored: Stored): Steps => jobReplaceSteps(Buffer.from(JSON.stringify(ourJob(0))), stored.job.currentHash);
+const patchSteps = (stored: Stored): Steps => jobMergePatchSteps(stored.job, Buffer.from(patchOf(0, 0).body ?? ""));
 
 const SCENARIOS: readonly Scenario[] = [
   {
@@ -110,48 +141,56 @@ const SCENARIOS: readonly Scenario[] = [
     ours: () => ({ method: "GET", path: "/v1/jobs/bench-0" }),
     peer: () => peerSearch({ idFilter: { eq: "bench-0" } }),
     direct: (direct) => drain(direct.manager.jobSearch(idEq(0))),
+    steps: readSteps,
   },
   {
     name: "GET one of 64 jobs",
     ours: (n) => ({ method: "GET", path: `/v1/jobs/bench-${n % JOBS}` }),
     peer: (n) => peerSearch({ idFilter: { eq: `bench-${n % JOBS}` } }),
     direct: (direct, n) => drain(direct.manager.jobSearch(idEq(n % JOBS))),
+    steps: readSteps,
   },
   {
     name: "search by tag, one query (4 of 64 jobs)",
     ours: () => ({ method: "GET", path: "/v1/jobs?tag=group:g0" }),
     peer: () => peerSearch({ tagFilter: { tagName: "group", eq: "g0" } }),
     direct: (direct) => drain(direct.manager.jobSearch(tagEq(0))),
+    steps: searchG0Steps,
   },
   {
     name: "search by tag, 16 queries in turn (4 of 64 jobs)",
     ours: (n) => ({ method: "GET", path: `/v1/jobs?tag=group:g${n % GROUPS}` }),
     peer: (n) => peerSearch({ tagFilter: { tagName: "group", eq: `g${n % GROUPS}` } }),
     direct: (direct, n) => drain(direct.manager.jobSearch(tagEq(n))),
+    steps: searchG0Steps,
   },
   {
     name: "PUT one of 64 jobs",
     ours: (n) => ({ method: "PUT", path: `/v1/jobs/bench-${n % JOBS}`, body: JSON.stringify(ourJob(n % JOBS)) }),
     peer: (n) => ({ method: "PUT", path: `/v1/jobs/bench-${n % JOBS}`, body: JSON.stringify(peerJob(n % JOBS)) }),
-    direct: (direct, n) => direct.manager.updateJob(jobFromJson(ourJob(n % JOBS))),
+    direct: (direct, n) => direct.manager.updateJob(jobMessage(n)),
+    steps: replaceSteps,
   },
   {
     name: "PUT of one job, every connection at once",
     ours: () => ({ method: "PUT", path: "/v1/jobs/bench-0", body: JSON.stringify(ourJob(0)) }),
     peer: () => ({ method: "PUT", path: "/v1/jobs/bench-0", body: JSON.stringify(peerJob(0)) }),
-    direct: (direct) => direct.manager.updateJob(jobFromJson(ourJob(0))),
+    direct: (direct) => direct.manager.updateJob(jobMessage(0)),
+    steps: replaceSteps,
   },
   {
     name: "PATCH one of 64 jobs",
     ours: (n) => patchOf(n % JOBS, n),
     peer: (n) => ({ method: "PUT", path: `/v1/jobs/bench-${n % JOBS}`, body: JSON.stringify(peerJob(n % JOBS)) }),
     direct: (direct, n) => readAndWrite(direct, n % JOBS),
+    steps: patchSteps,
   },
   {
     name: "PATCH of one job, every connection at once",
     ours: (n) => patchOf(0, n),
     peer: () => ({ method: "PUT", path: "/v1/jobs/bench-0", body: JSON.stringify(peerJob(0)) }),
     direct: (direct) => readAndWrite(direct, 0),
+    steps: patchSteps,
   },
 ];
 
@@ -161,8 +200,15 @@ function patchOf(job: number, n: number): HttpRequest {
 
 async function readAndWrite(direct: ManagerConnection, job: number): Promise<void> {
   await drain(direct.manager.jobSearch(idEq(job)));
-  await direct.manager.updateJob(jobFromJson(ourJob(job)));
+  await direct.manager.updateJob(jobMessage(job));
 }
+
+// The targets' names, as the report shows them.
+const THIS_GATEWAY = "this gateway";
+const BASELINE_GATEWAY = "baseline gateway";
+const PEER_GATEWAY_NAME = "grpc-gateway";
+const BARE_FASTIFY = "bare fastify";
+const DIRECT = "direct gRPC";
 
 interface Run {
   readonly target: string;
@@ -221,7 +267,8 @@ async function viaGrpc(direct: ManagerConnection, call: Scenario["direct"], seco
 const median = (values: readonly number[]): number => percentile([...values].sort((a, b) => a - b), 50);
 const rateOf = (run: Run): number => run.requests / run.seconds;
 
-function report(scenario: string, runs: readonly Run[]): void {
+/** `stepsUs`: CPU per request of this gateway's own steps ("our steps"), µs. */
+function report(scenario: string, runs: readonly Run[], stepsUs: number): void {
   const targets = [...new Set(runs.map((r) => r.target))];
   const summary = new Map(
     targets.map((target) => {
@@ -229,7 +276,7 @@ function report(scenario: string, runs: readonly Run[]): void {
       return [target, { rate: median(of.map(rateOf)), p50: median(of.map((r) => r.p50Ms)), p99: median(of.map((r) => r.p99Ms)), cpu: median(of.map((r) => r.gatewayCpuUs)), manager: median(of.map((r) => r.managerCpuUs)), failures: of.reduce((sum, r) => sum + r.failures, 0) }];
     }),
   );
-  const baseline = summary.get("grpc-gateway") ?? summary.get("direct gRPC");
+  const baseline = summary.get(PEER_GATEWAY_NAME) ?? summary.get(DIRECT);
   console.log(`\n${scenario} (${CONNECTIONS} connections, ${runs.filter((r) => r.target === targets[0]).length} rounds of ${SECONDS} s; medians)`);
   console.log("| target | req/s | ratio | p50 ms | p99 ms | gateway CPU µs/req | Manager CPU µs/req | failures |");
   console.log("|---|---|---|---|---|---|---|---|");
@@ -237,10 +284,45 @@ function report(scenario: string, runs: readonly Run[]): void {
     const ratio = baseline === undefined ? Number.NaN : s.rate / baseline.rate;
     console.log(`| ${target} | ${s.rate.toFixed(0)} | ${ratio.toFixed(2)} | ${s.p50.toFixed(1)} | ${s.p99.toFixed(1)} | ${s.cpu.toFixed(0)} | ${s.manager.toFixed(0)} | ${s.failures} |`);
   }
+  const fastifyUs = summary.get(BARE_FASTIFY)?.cpu ?? Number.NaN;
+  const grpcUs = summary.get(DIRECT)?.cpu ?? Number.NaN;
+  const sumUs = fastifyUs + grpcUs + stepsUs;
+  for (const gateway of [THIS_GATEWAY, BASELINE_GATEWAY]) {
+    const cpu = summary.get(gateway)?.cpu;
+    if (cpu === undefined) continue;
+    console.log(`sum of parts: fastify ${fastifyUs.toFixed(0)} + gRPC call ${grpcUs.toFixed(0)} + steps ${stepsUs.toFixed(0)} = ${sumUs.toFixed(0)} µs; ${gateway} ${cpu.toFixed(0)} µs = ${(cpu / sumUs).toFixed(2)}× the sum`);
+  }
 }
 
 async function seed(direct: ManagerConnection): Promise<void> {
-  for (let i = 0; i < JOBS; i++) await direct.manager.createJob(jobFromJson(ourJob(i)));
+  for (let i = 0; i < JOBS; i++) await direct.manager.createJob(JOB_MESSAGES[i] ?? jobFromJson(ourJob(i)));
+}
+
+async function found(direct: ManagerConnection, search: Parameters<ManagerConnection["manager"]["jobSearch"]>[0]): Promise<Job[]> {
+  const jobs: Job[] = [];
+  for await (const current of direct.manager.jobSearch(search)) if (current.job !== undefined) jobs.push(current.job);
+  return jobs;
+}
+
+async function storedJobs(direct: ManagerConnection): Promise<Stored> {
+  const [job] = await found(direct, idEq(0));
+  if (job === undefined) throw new Error("bench-0 must be stored");
+  return { job, group: await found(direct, tagEq(0)) };
+}
+
+/**
+ * Starts "bare fastify" answering with this gateway's own answers, read from it once: bench-0
+ * (for a job read or write) and the jobs of group g0 (for a search).
+ */
+async function startBareFastifyLike(gateway: Child, dataDir: string): Promise<Child> {
+  const text = async (path: string): Promise<string> => {
+    const response = await fetch(`${gateway.address}${path}`);
+    if (!response.ok) throw new Error(`GET ${path}: ${response.status}`);
+    return response.text();
+  };
+  const answers = join(dataDir, "bare-fastify-answers.json");
+  await writeFile(answers, JSON.stringify({ job: await text("/v1/jobs/bench-0"), list: await text("/v1/jobs?tag=group:g0") }));
+  return startBareFastify(answers);
 }
 
 async function main(): Promise<void> {
@@ -251,15 +333,20 @@ async function main(): Promise<void> {
   const peer = PEER === undefined ? undefined : await startPeer(PEER, manager.address);
   const baseline = BASELINE === undefined ? undefined : await startChild([BASELINE, "--port", "0", "--manager", manager.address, ...GATEWAY_ARGS], /listening on (http:\/\/[^\s]+)/);
   const direct = connectManager(manager.address, { defaultTimeoutMs: 10_000 });
+  let bare: Child | undefined;
   try {
     await seed(direct);
+    bare = await startBareFastifyLike(gateway, dataDir);
+    const bareFastify = bare;
+    const stored = await storedJobs(direct);
     console.log(`node ${process.version}; ${JOBS} jobs; peer: ${PEER ?? "none (PEER_GATEWAY not set)"}; baseline: ${BASELINE ?? "none"}`);
     for (const scenario of SCENARIOS.filter((s) => s.name.includes(ONLY))) {
       const targets = [
-        { name: "this gateway", run: (s: number) => measured("this gateway", () => cpuSeconds(gateway.pid), manager, () => viaHttp(gateway.address, scenario.ours, s)) },
-        ...(baseline === undefined ? [] : [{ name: "baseline gateway", run: (s: number) => measured("baseline gateway", () => cpuSeconds(baseline.pid), manager, () => viaHttp(baseline.address, scenario.ours, s)) }]),
-        ...(peer === undefined ? [] : [{ name: "grpc-gateway", run: (s: number) => measured("grpc-gateway", () => cpuSeconds(peer.pid), manager, () => viaHttp(peer.address, scenario.peer, s)) }]),
-        { name: "direct gRPC", run: (s: number) => measured("direct gRPC", ownCpuSeconds, manager, () => viaGrpc(direct, scenario.direct, s)) },
+        { name: THIS_GATEWAY, run: (s: number) => measured(THIS_GATEWAY, () => cpuSeconds(gateway.pid), manager, () => viaHttp(gateway.address, scenario.ours, s)) },
+        ...(baseline === undefined ? [] : [{ name: BASELINE_GATEWAY, run: (s: number) => measured(BASELINE_GATEWAY, () => cpuSeconds(baseline.pid), manager, () => viaHttp(baseline.address, scenario.ours, s)) }]),
+        ...(peer === undefined ? [] : [{ name: PEER_GATEWAY_NAME, run: (s: number) => measured(PEER_GATEWAY_NAME, () => cpuSeconds(peer.pid), manager, () => viaHttp(peer.address, scenario.peer, s)) }]),
+        { name: BARE_FASTIFY, run: (s: number) => measured(BARE_FASTIFY, () => cpuSeconds(bareFastify.pid), manager, () => viaHttp(bareFastify.address, scenario.ours, s)) },
+        { name: DIRECT, run: (s: number) => measured(DIRECT, ownCpuSeconds, manager, () => viaGrpc(direct, scenario.direct, s)) },
       ];
       for (const target of targets) await target.run(1); // warm-up: JIT, connections
       const runs: Run[] = [];
@@ -267,12 +354,14 @@ async function main(): Promise<void> {
         const order = round % 2 === 0 ? targets : [...targets].reverse();
         for (const target of order) runs.push(await target.run(SECONDS));
       }
-      report(scenario.name, runs);
+      // After the rounds, so that the timing takes no CPU from them.
+      report(scenario.name, runs, stepsCpuMicroseconds(scenario.steps(stored), STEP_ITERATIONS));
     }
     const failures = gateway.output.filter((l) => l.includes('"level":50'));
     if (failures.length > 0) console.error(`the gateway logged ${failures.length} errors; first:\n${failures[0] ?? ""}`);
   } finally {
     direct.close();
+    await bare?.stop();
     await peer?.stop();
     await baseline?.stop();
     await gateway.stop();

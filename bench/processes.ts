@@ -1,11 +1,12 @@
 // Child processes for benchmarks: the reference Manager and the gateway, each in its own
 // process (as deployed), so that the load generator in this process does not steal their CPU.
 import { spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import type { AddressInfo } from "node:net";
 import type { ChildProcess } from "node:child_process";
 import { createInterface } from "node:readline";
+import ts from "typescript";
 
 export interface Child {
   /** The first capture group of `ready` in the child's output: an address or a URL. */
@@ -63,6 +64,18 @@ export function startGatewayProcess(managerAddress: string, extraArgs: readonly 
     [...nodeArgs, "dist/src/main.js", "--port", "0", "--manager", managerAddress, ...extraArgs],
     /listening on (http:\/\/[^\s]+)/,
   );
+}
+
+/**
+ * "bare fastify" (bench/bare-fastify.ts) answering with the texts of `answersFile`, run by plain
+ * node: its source, transpiled, goes to dist/bench/ (beside the build, so that it finds fastify).
+ */
+export function startBareFastify(answersFile: string): Promise<Child> {
+  const source = readFileSync("bench/bare-fastify.ts", "utf8");
+  const { outputText } = ts.transpileModule(source, { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022, verbatimModuleSyntax: true } });
+  mkdirSync("dist/bench", { recursive: true });
+  writeFileSync("dist/bench/bare-fastify.js", outputText);
+  return startChild(["dist/bench/bare-fastify.js", answersFile], /listening on (http:\/\/[^\s]+)/);
 }
 
 /** CPU time a process has used, user + system, in seconds (Linux: utime and stime in USER_HZ 100 ticks). */

@@ -8,16 +8,14 @@
 // figure with a request's whole CPU in `npm run bench` (about 550 µs for a PUT).
 import { clone, fromBinary, toBinary } from "@bufbuild/protobuf";
 import { Ajv } from "ajv";
-import fastJson from "fast-json-stringify";
 import { JobSchema } from "norsk-manager-contract/gen/norsk/api/manager_pb.js";
 import { parseJsonBody } from "../src/json/body.js";
 import { applyMergePatch, jobFromJson, jobToJson, mergePatchMessage } from "../src/json/index.js";
-import { serializerOptions, validatorCompiler } from "../src/http/validation.js";
 import { searchOfUrl } from "../src/operations/job-search.js";
 import { gatewayFormats } from "../schemas/formats.js";
-import { JobInputJson, JobJson } from "../schemas/job.js";
-import { JobSearchQuery } from "../schemas/search.js";
+import { JobInputJson } from "../schemas/job.js";
 import { JOB_BYTES, bestMicroseconds as bestOf } from "./micro.js";
+import { stringifyJob as stringify, validateJobInput as validate, validateSearchQuery as validateQuery } from "./steps.js";
 
 const BATCHES = Number(process.env.BENCH_BATCHES ?? 40);
 const PER_BATCH = 2_000;
@@ -25,15 +23,12 @@ const ROUNDS = 3;
 
 const bytes = JOB_BYTES;
 
-// The route's own validator for a PUT body, and the same schema with the formats made free.
-const validate = validatorCompiler({ schema: JobInputJson, method: "PUT", url: "/v1/jobs/:jobId", httpPart: "body" }) as (value: unknown) => boolean;
+// The route's own validator for a PUT body (steps.ts), and the same schema with the formats made free.
 const freeFormats = Object.fromEntries(Object.keys(gatewayFormats).map((name) => [name, () => true]));
 const validateNoFormats = new Ajv({ allErrors: true, strict: false, coerceTypes: false, formats: freeFormats, keywords: ["example", "x-enum-names"] }).compile(JobInputJson);
-const validateQuery = validatorCompiler({ schema: JobSearchQuery, method: "GET", url: "/v1/jobs", httpPart: "querystring" }) as (value: unknown) => boolean;
 // The query as fastify's parser leaves it, repeatable parameters already arrays (so that the
 // check changes nothing and can be repeated).
 const query = { tag: ["env:prod", "tier:gold"], idMatch: ["^encoder-"], startAfter: ["2026-12-01T00:00:00Z"], limit: 100 };
-const stringify: (value: unknown) => string = fastJson(JobJson, serializerOptions);
 
 const parsed = parseJsonBody(bytes);
 const job = jobFromJson(parsed);
