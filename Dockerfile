@@ -102,5 +102,5 @@ EXPOSE 8080
 # is sent, and the name it was issued for is not this loopback address).
 HEALTHCHECK --interval=10s --timeout=5s --start-period=10s --retries=3 \
   CMD ["node", "-e", "const h=process.env.TLS_CERT?require('node:https'):require('node:http');h.get({host:'127.0.0.1',port:process.env.PORT||8080,path:'/healthz',headers:{host:'localhost'},rejectUnauthorized:false,timeout:4000},(r)=>process.exit(r.statusCode===200?0:1)).on('error',()=>process.exit(1)).on('timeout',()=>process.exit(1))"]
-ENTRYPOINT ["node", "/app/node_modules/norsk-manager-gateway/dist/src/main.js"]
+ENTRYPOINT ["node", "--max-semi-space-size=32", "/app/node_modules/norsk-manager-gateway/dist/src/main.js"]
 CMD []

@@ -36,7 +36,7 @@ import { connectManager } from "norsk-manager-contract/grpc/manager-connection.j
 import type { ManagerConnection } from "norsk-manager-contract/grpc/manager-connection.js";
 import type { Job } from "norsk-manager-contract/gen/norsk/api/manager_pb.js";
 import { jobFromJson } from "../src/json/index.js";
-import { cpuSeconds, startBareFastify, startChild, startGatewayProcess, startManagerProcess, startPeer } from "./processes.js";
+import { commandNodeFlags, cpuSeconds, startBareFastify, startChild, startGatewayProcess, startManagerProcess, startPeer } from "./processes.js";
 import type { Child } from "./processes.js";
 import { drive, percentile } from "./stats.js";
 import { jobMergePatchSteps, jobReadSteps, jobReplaceSteps, searchSteps, stepsCpuMicroseconds } from "./steps.js";
@@ -331,7 +331,7 @@ async function main(): Promise<void> {
   const manager = await startManagerProcess(dataDir);
   const gateway = await startGatewayProcess(manager.address, GATEWAY_ARGS);
   const peer = PEER === undefined ? undefined : await startPeer(PEER, manager.address);
-  const baseline = BASELINE === undefined ? undefined : await startChild([BASELINE, "--port", "0", "--manager", manager.address, ...GATEWAY_ARGS], /listening on (http:\/\/[^\s]+)/);
+  const baseline = BASELINE === undefined ? undefined : await startChild([...commandNodeFlags(BASELINE), BASELINE, "--port", "0", "--manager", manager.address, ...GATEWAY_ARGS], /listening on (http:\/\/[^\s]+)/);
   const direct = connectManager(manager.address, { defaultTimeoutMs: 10_000 });
   let bare: Child | undefined;
   try {

@@ -58,10 +58,21 @@ export function startManagerProcess(dataDir: string): Promise<Child> {
   return startChild([...nodeArgs, "packages/reference-manager/dist/main.js", "--port", "0", "--data-dir", dataDir], /listening on (\S+)/);
 }
 
-/** `nodeArgs` go to node itself, before the script (e.g. --cpu-prof). */
+/**
+ * The node flags the command runs with: those of its script's first line (`#!/usr/bin/env -S
+ * node <flags>`), so that a benchmark measures the gateway as `npm start` and the image run it.
+ */
+export function commandNodeFlags(script = "dist/src/main.js"): string[] {
+  const shebang = readFileSync(script, "utf8").split("\n", 1)[0] ?? "";
+  const match = /^#!\/usr\/bin\/env (?:-S )?node(.*)$/.exec(shebang);
+  if (match === null) throw new Error(`${script} does not start with a node shebang: ${shebang}`);
+  return (match[1] ?? "").split(" ").filter((flag) => flag !== "");
+}
+
+/** `nodeArgs` go to node itself, before the script (e.g. --cpu-prof), after the command's own (commandNodeFlags). */
 export function startGatewayProcess(managerAddress: string, extraArgs: readonly string[] = [], nodeArgs: readonly string[] = []): Promise<Child> {
   return startChild(
-    [...nodeArgs, "dist/src/main.js", "--port", "0", "--manager", managerAddress, ...extraArgs],
+    [...commandNodeFlags(), ...nodeArgs, "dist/src/main.js", "--port", "0", "--manager", managerAddress, ...extraArgs],
     /listening on (http:\/\/[^\s]+)/,
   );
 }

@@ -1,12 +1,14 @@
 // npm run bench:profile -- <get|get-spread|search|put|patch> [seconds]: where the gateway's CPU
 // and allocations go for one kind of request. The gateway runs (built dist/) with node's
 // --cpu-prof, and V8's sampling heap profiler (bench/heap-sampling.mjs), in front of a reference
-// Manager; autocannon drives the request at 50 connections. Only the measured window counts
+// Manager; autocannon drives the request at 50 connections, the gateway alone on the second
+// core, the Manager and the load on the first (taskset). Only the measured window counts
 // (start-up and the warm-up are left out), and every figure is per request answered:
 //   - CPU by owner: each sample goes to the first package or folder of ours on its stack, from
 //     the leaf up, so node's HTTP/2 under grpc-js is grpc-js's and a socket write under fastify's
 //     reply is fastify's; samples with no owner are node's own (the HTTP parser, timers, ticks);
-//   - CPU by our function, inclusive: each function of dist/ counted once per sample it is on;
+//   - CPU by the nearest function of ours: each sample goes to the first function of dist/ from
+//     the leaf up, which owns the library code it calls;
 //   - CPU by function, self time;
 //   - bytes allocated by owner and by function (every sampled allocation, also short-lived ones).
 // The .cpuprofile and .heapprofile files are kept (their paths are printed) for chrome://inspect
@@ -19,7 +21,7 @@ import { existsSync } from "node:fs";
 import autocannon from "autocannon";
 import { connectManager } from "norsk-manager-contract/grpc/manager-connection.js";
 import { jobFromJson } from "../src/json/index.js";
-import { startGatewayProcess, startManagerProcess } from "./processes.js";
+import { cpuSeconds, startGatewayProcess, startManagerProcess } from "./processes.js";
 const KINDS = ["get", "get-spread", "search", "put", "patch"] as const;
 type Kind = (typeof KINDS)[number];
 const JOBS = 64;
@@ -100,7 +102,7 @@ function summariseCpu(profile: CpuProfile, window: { from: number; to: number },
   const parent = new Map<number, number>();
   for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
   const owners = new Map<string, number>();
-  const inclusive = new Map<string, number>();
+  const nearest = new Map<string, number>();
   const self = new Map<string, number>();
   let busy = 0;
   let idle = 0;
@@ -119,21 +121,20 @@ function summariseCpu(profile: CpuProfile, window: { from: number; to: number },
     busy += weight;
     add(self, whereOf(leaf.callFrame), weight);
     let owner: string | undefined;
-    const seen = new Set<string>();
+    let ours: string | undefined;
     for (let node: ProfileNode | undefined = leaf; node !== undefined; node = byId.get(parent.get(node.id) ?? -1)) {
       const { url } = node.callFrame;
       owner ??= ownerOf(url);
-      if (url.includes("/dist/src/") || url.includes("/dist/schemas/")) {
-        const where = whereOf(node.callFrame);
-        if (!seen.has(where)) inclusive.set(where, (inclusive.get(where) ?? 0) + weight);
-        seen.add(where);
-      }
+      if (ours === undefined && (url.includes("/dist/src/") || url.includes("/dist/schemas/"))) ours = whereOf(node.callFrame);
     }
+    add(nearest, ours ?? "(no function of ours)", weight);
     add(owners, owner ?? (leaf.callFrame.url === "" && leaf.callFrame.functionName.startsWith("(") ? leaf.callFrame.functionName : "node (no caller of ours)"), weight);
   }
   console.log(`\nCPU: ${(busy / requests).toFixed(0)} µs per request busy, ${(idle / requests).toFixed(0)} µs idle`);
   print("CPU by owner (first package or folder of ours from the leaf up), µs per request:", owners, requests, "µs", 30);
-  print("CPU by our function, inclusive, µs per request:", inclusive, requests, "µs", 40);
+  // Fastify runs a request's hooks and handler inside one another, so inclusive time would
+  // give every hook the handler's cost: each sample goes to the nearest function of ours instead.
+  print("CPU by the nearest function of ours on the stack (its own code and the library code it calls), µs per request:", nearest, requests, "µs", 40);
   print("CPU by function, self, µs per request:", self, requests, "µs", 40);
 }
 
@@ -175,6 +176,11 @@ async function main(): Promise<void> {
   direct.close();
   process.env.BENCH_HEAP_PROFILE = heapFile;
   const gateway = await startGatewayProcess(manager.address, [], ["--cpu-prof", "--cpu-prof-dir", profileDir, "--import", "./bench/heap-sampling.mjs"]);
+  // V8 samples by the clock, not by CPU time: a gateway that shares a core with the load or the
+  // Manager is sampled in whatever it was doing when it was preempted (a socket write, most
+  // often). On a core of its own, its busy samples are its CPU time.
+  execFileSync("taskset", ["-cp", "1", String(gateway.pid)], { stdio: "ignore" });
+  for (const pid of [process.pid, manager.pid]) execFileSync("taskset", ["-cp", "0", String(pid)], { stdio: "ignore" });
   let requests = 0;
   let heapRequests = 0;
   const window = { from: 0, to: 0 };
@@ -185,10 +191,12 @@ async function main(): Promise<void> {
     await drive(2);
     // The CPU window, then the allocation window: the heap sampler's own cost stays out of the CPU figures.
     window.from = nowUs();
+    const cpuBefore = cpuSeconds(gateway.pid);
     const result = await drive(seconds);
     window.to = nowUs();
     requests = result.requests.total;
-    console.log(`${kind}: ${(result.requests.total / result.duration).toFixed(0)} req/s, non-2xx ${result.non2xx}, errors ${result.errors}`);
+    const cpu = cpuSeconds(gateway.pid) - cpuBefore;
+    console.log(`${kind}: ${(result.requests.total / result.duration).toFixed(0)} req/s, non-2xx ${result.non2xx}, errors ${result.errors}; gateway CPU from /proc ${((cpu * 1e6) / requests).toFixed(0)} µs per request`);
     process.kill(gateway.pid, "SIGUSR2");
     heapRequests = (await drive(Math.max(2, Math.round(seconds / 2)))).requests.total;
     process.kill(gateway.pid, "SIGUSR2");

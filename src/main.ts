@@ -1,6 +1,12 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --max-semi-space-size=32
 // The gateway command: configuration, start, one log line, and on SIGINT/SIGTERM a clean
 // shutdown bounded by --shutdown-timeout.
+//
+// The node flags of the line above are the command's own, the one place they are said: npm
+// start, the image's entry point and the benchmarks run the command with the same ones
+// (test/repo/node-flags.test.ts). A young generation of 32 MiB semi-spaces instead of V8's
+// default: every request leaves tens of kilobytes of short-lived objects, and fewer, larger
+// scavenges cost less CPU for the same garbage (docs/benchmarks.md, "Where a request's CPU goes").
 import { ConfigError, helpText, loadConfig } from "./config.js";
 import type { LoadResult } from "./config.js";
 import { startEmbeddedManager, startGateway } from "./gateway.js";

@@ -13,17 +13,35 @@ function partsOf(path: string): { service: string; method: string } {
   return { service, method };
 }
 
+interface MethodLabels {
+  readonly labels: { readonly service: string; readonly method: string };
+  /** By status code. */
+  readonly ended: Map<number, { readonly service: string; readonly method: string; readonly code: string }>;
+}
+
 /** An interceptor that feeds the gRPC call metrics of `metrics`. */
 export function grpcMetricsInterceptor(metrics: GatewayMetrics): Interceptor {
+  // The label sets of each method and of each of its endings, made once: a call's own work is the counting.
+  const methods = new Map<string, MethodLabels>();
   return (options, nextCall) => {
-    const labels = partsOf(options.method_definition.path);
+    const { path } = options.method_definition;
+    let known = methods.get(path);
+    if (known === undefined) {
+      known = { labels: partsOf(path), ended: new Map() };
+      methods.set(path, known);
+    }
+    const { labels, ended: endings } = known;
     const requester = new RequesterBuilder()
       .withStart((metadata, listener, next) => {
         const started = performance.now();
         metrics.grpcInFlight.inc(labels);
         const watching = new ListenerBuilder()
           .withOnReceiveStatus((status, nextStatus) => {
-            const ended = { ...labels, code: codeName(status.code) };
+            let ended = endings.get(status.code);
+            if (ended === undefined) {
+              ended = { ...labels, code: codeName(status.code) };
+              endings.set(status.code, ended);
+            }
             metrics.grpcInFlight.dec(labels);
             metrics.grpcCalls.inc(ended);
             metrics.grpcDuration.observe(ended, (performance.now() - started) / 1000);
