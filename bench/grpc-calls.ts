@@ -2,7 +2,8 @@
 // change in it. UpdateJob and JobSearch-by-id straight to a reference Manager (child process,
 // built dist/) from this process at 50 calls in flight, on channels that differ in one setting
 // each, in alternating rounds; the figure is this process's CPU per call (the Manager's work is
-// in its own process). The baseline is the channel as the gateway makes it.
+// in its own process). The baseline is the channel as the gateway makes it; "node:http2 alone"
+// makes the same calls without grpc-js (bench/raw-http2-client.ts), to show what grpc-js costs.
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -17,6 +18,7 @@ import { jobFromJson } from "../src/json/index.js";
 import { grpcMetricsInterceptor } from "../src/telemetry/grpc-metrics.js";
 import { GatewayMetrics } from "../src/telemetry/metrics.js";
 import { startManagerProcess } from "./processes.js";
+import { rawHttp2Manager } from "./raw-http2-client.js";
 import { drive, percentile } from "./stats.js";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
@@ -61,7 +63,9 @@ async function main(): Promise<void> {
     const channel = createChannel(manager.address, { options: { ...CHANNEL_OPTIONS, ...options }, interceptors: [metricsInterceptor] });
     return { name, manager: createClient(Manager, channel, { defaultTimeoutMs: 10_000 }), close: () => { channel.close(); }, metadata: true };
   };
+  const raw = rawHttp2Manager(manager.address);
   variants.push(
+    { name: "node:http2 alone, no grpc-js (metadata)", manager: raw.manager, close: () => { raw.close(); }, metadata: true },
     withOption("+ grpc.enable_channelz 0", { "grpc.enable_channelz": 0 }),
     withOption("+ grpc.enable_retries 0", { "grpc.enable_retries": 0 }),
     withOption("+ both", { "grpc.enable_channelz": 0, "grpc.enable_retries": 0 }),
