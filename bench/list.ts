@@ -26,7 +26,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { connectManager } from "norsk-manager-contract/grpc/manager-connection.js";
 import { seedJobs } from "../test/helpers/seed-jobs.js";
-import { cpuSeconds, rssKiB, startChild, startPeer } from "./processes.js";
+import { commandNodeFlags, cpuSeconds, rssKiB, startChild, startPeer } from "./processes.js";
 import type { Child } from "./processes.js";
 
 const JOBS = Number(process.env.BENCH_JOBS ?? 100_000);
@@ -174,7 +174,7 @@ async function main(): Promise<void> {
   if (EMBEDDED) await cp(dataDir, embeddedDir, { recursive: true });
   const manager = await startChild([join(ROOT, "packages/reference-manager/dist/main.js"), "--port", "0", "--data-dir", dataDir], /listening on (\S+)/);
   const upstream = EMBEDDED ? ["--data-dir", embeddedDir] : ["--manager", manager.address];
-  const gateway = await startChild([join(ROOT, "dist/src/main.js"), "--port", "0", ...upstream, ...GATEWAY_ARGS], /listening on (http:\/\/[^\s]+)/);
+  const gateway = await startChild([...commandNodeFlags(join(ROOT, "dist/src/main.js")), join(ROOT, "dist/src/main.js"), "--port", "0", ...upstream, ...GATEWAY_ARGS], /listening on (http:\/\/[^\s]+)/);
   const peer = PEER === undefined ? undefined : await startPeer(PEER, manager.address);
   try {
     // Warm both paths (JIT, connections, SQLite's cache) on the whole listing once.

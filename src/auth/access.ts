@@ -15,6 +15,7 @@ import { KeysUnavailable, TokenRefused } from "./jwt.js";
 import type { JwtVerifier } from "./jwt.js";
 import type { Principal } from "./principal.js";
 import { OPEN, SCOPES, isScope } from "./scopes.js";
+import type { Scope } from "./scopes.js";
 
 /** The realm of every challenge (RFC 6750, "The WWW-Authenticate Response Header Field"). */
 export const REALM = "norsk-manager-gateway";
@@ -67,8 +68,7 @@ export function registerAccess(app: FastifyInstance, options: AccessOptions): vo
     // Without authentication every request is anonymous, and the hook stays synchronous: no
     // promise for a request that awaits nothing.
     app.addHook("onRequest", (request, reply, done) => {
-      const access = request.routeOptions.config.access;
-      if (access === undefined || access === OPEN) {
+      if (requiredScope(request) === undefined) {
         done();
         return;
       }
@@ -85,9 +85,8 @@ export function registerAccess(app: FastifyInstance, options: AccessOptions): vo
   }
   const keysLog = new KeysLog(app, options.onKeysUnavailable);
   app.addHook("onRequest", async (request, reply) => {
-    const access = request.routeOptions.config.access;
-    // No route (a 404): nothing to protect.
-    if (access === undefined || access === OPEN) return;
+    const access = requiredScope(request);
+    if (access === undefined) return;
     refuseQueryToken(request, reply);
     const principal = await authenticate(request, options, keysLog).catch((error: unknown) => {
       if (error instanceof TokenRefused) {
@@ -108,6 +107,12 @@ export function registerAccess(app: FastifyInstance, options: AccessOptions): vo
       throw problem("PERMISSION_DENIED", `the credentials do not carry the scope ${access}`);
     }
   });
+}
+
+/** The scope the request's route requires; undefined for an open route, and for no route (a 404: nothing to protect). */
+function requiredScope(request: FastifyRequest): Scope | undefined {
+  const access = request.routeOptions.config.access;
+  return access === undefined || access === OPEN ? undefined : access;
 }
 
 function declared(access: unknown): boolean {
