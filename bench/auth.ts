@@ -5,7 +5,7 @@
 // (--api-keys), and a bearer JWT access token (--auth-issuer with --auth-jwks-url; the same
 // token on every request, so after the first it comes from the verified-token cache, as for a
 // client that reuses its token). The gateways run side by side and are driven in turn, in
-// rounds, so that the machine's drift falls on all of them alike; round 0 warms them up and is
+// rounds of alternating order, so that the machine's drift falls on all of them alike; round 0 warms them up and is
 // not counted. Reported per setting: requests per second and the gateway's CPU time per request
 // (user + system, from /proc), medians of the rounds, each as a ratio to no authentication.
 //
@@ -98,7 +98,10 @@ async function main(): Promise<void> {
   try {
     for (const setting of settings) gateways.push(await startGatewayProcess(manager.address, setting.args));
     for (let round = 0; round <= ROUNDS; round++) {
-      for (const [index, setting] of settings.entries()) {
+      // Alternating order: none of them always runs first, or always after the same one.
+      const order = [...settings.entries()];
+      if (round % 2 === 1) order.reverse();
+      for (const [index, setting] of order) {
         const gateway = gateways[index];
         if (gateway === undefined) throw new Error("no gateway");
         const sample = await measure(gateway, setting.headers);
