@@ -62,7 +62,7 @@ import { configOf } from "./config.js";
 import { ManagerState } from "./telemetry/manager-state.js";
 import { registerAccess } from "./auth/access.js";
 import type { AccessOptions } from "./auth/access.js";
-import { auditHook } from "./telemetry/audit-log.js";
+import { registerAudit } from "./telemetry/audit-log.js";
 import type { AuditLog } from "./telemetry/audit-log.js";
 import type { Config } from "./config.js";
 
@@ -189,7 +189,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // After the guards, before the routes (whose declarations it checks) and their rate limit.
   registerAccess(app, { ...options.access, clientCertificates: options.tls?.clientCa !== undefined, onKeysUnavailable: () => metrics?.authKeysUnavailable.inc() });
   // Before compression's onSend hook: a change's answer may become the audit's 500.
-  if (options.audit !== undefined) app.addHook("onSend", auditHook(options.audit));
+  if (options.audit !== undefined) registerAudit(app, options.audit);
   // Before the routes: it hooks each route as it is added.
   if (settings.rateLimit !== undefined) {
     const rate = { ...parseRate(settings.rateLimit), key: settings.rateLimitKey, onLimited: () => metrics?.requestsRateLimited.inc() };

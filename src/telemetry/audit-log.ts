@@ -13,7 +13,7 @@ import type { WriteStream } from "node:fs";
 import type { Writable } from "node:stream";
 import { Type } from "@sinclair/typebox";
 import type { Static } from "@sinclair/typebox";
-import type { FastifyReply, FastifyRequest, onSendAsyncHookHandler } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest, onSendAsyncHookHandler } from "fastify";
 import { PROBLEM_CONTENT_TYPE, problem, toProblem } from "../http/problem.js";
 import { SAFE_METHODS } from "../http/safe-methods.js";
 
@@ -65,14 +65,19 @@ export interface AuditFacts {
   readonly etagAfter?: string | null | undefined;
 }
 
-const facts = new WeakMap<FastifyRequest, AuditFacts>();
+declare module "fastify" {
+  interface FastifyRequest {
+    /**
+     * What the route noted of its change (noteAudit): a property of the requests of an app that
+     * writes an audit log only (registerAudit), null until something is noted.
+     */
+    auditFacts?: AuditFacts | null;
+  }
+}
 
-/** Whether some app of this process writes an audit log (auditHook): until one does, nothing is noted. */
-let auditing = false;
-
-/** Adds what the route knows of its change to the request's line (later facts win); nothing without an audit log. */
+/** Adds what the route knows of its change to the request's line (later facts win); nothing in an app without an audit log. */
 export function noteAudit(request: FastifyRequest, known: AuditFacts): void {
-  if (auditing) facts.set(request, { ...facts.get(request), ...known });
+  if (request.auditFacts !== undefined) request.auditFacts = { ...request.auditFacts, ...known };
 }
 
 /** Where the lines go: a file opened for appending, or standard error. */
@@ -135,9 +140,14 @@ export class AuditLog {
   }
 }
 
+/** Writes the line of each change and refusal of `app` to `log` before its answer leaves. */
+export function registerAudit(app: FastifyInstance, log: AuditLog): void {
+  app.decorateRequest("auditFacts", null);
+  app.addHook("onSend", auditHook(log));
+}
+
 /** The onSend hook that writes each change's and refusal's line before the answer leaves. */
-export function auditHook(log: AuditLog): onSendAsyncHookHandler {
-  auditing = true;
+function auditHook(log: AuditLog): onSendAsyncHookHandler {
   return async (request, reply, payload) => {
     const line = lineOf(request, reply);
     if (line === undefined) return payload;
@@ -161,7 +171,7 @@ export function lineOf(request: FastifyRequest, reply: FastifyReply): AuditLine 
   const status = reply.statusCode;
   const change = route !== undefined && !SAFE_METHODS.has(request.method);
   if (!change && status !== 401 && status !== 403) return undefined;
-  const known = facts.get(request) ?? {};
+  const known = request.auditFacts ?? {};
   const line: AuditLine = {
     time: new Date().toISOString(),
     event: status === 401 || status === 403 ? "refusal" : "change",
