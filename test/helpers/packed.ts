@@ -50,17 +50,18 @@ export async function installPacked(folder: string, tarballs: readonly string[],
 }
 
 /**
- * An environment in which no native module can be built: PATH holds only node, npm and sh (no
- * compiler, make or python), and npm's node-gyp is a script that fails. `bin` is made for it.
+ * An environment in which no native module can be built: PATH holds only node, npm and sh, so
+ * that node-gyp (the copy npm ships and runs for an install script) finds no python, make or
+ * compiler and fails. `bin` is made for it.
  */
 export async function withoutCompiler(bin: string): Promise<NodeJS.ProcessEnv> {
   await mkdir(bin, { recursive: true });
   await symlink(process.execPath, join(bin, "node"));
   await symlink(onPath(NPM), join(bin, NPM));
   await symlink("/bin/sh", join(bin, "sh"));
-  const nodeGyp = join(bin, "node-gyp-refused.js");
-  await writeFile(nodeGyp, 'process.stderr.write("node-gyp was called: this install builds a native module\\n");\nprocess.exit(1);\n');
-  return { ...process.env, PATH: bin, npm_config_node_gyp: nodeGyp };
+  // Nor any of the variables through which node-gyp would be told where one is.
+  const { PYTHON: _python, npm_config_python: _npmPython, CC: _cc, CXX: _cxx, ...env } = process.env;
+  return { ...env, PATH: bin };
 }
 
 /** The real path of `program` found on this process's PATH. */
