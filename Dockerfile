@@ -3,10 +3,10 @@
 #       the gateway alone, in front of a Manager (MANAGER_ADDRESS); no SQLite, no compiler.
 #   docker build --target reference-manager -t norsk-reference-manager .
 #       the reference Manager (gRPC on 6790, SQLite under /data), with better-sqlite3.
-# Both install the tarballs that `npm pack` makes of the workspace's packages, as an operator
-# would, with `npm install --omit=dev`: the gateway with the contract it imports, the reference
-# Manager with the same contract. The runtime stages get only the installed packages and their
-# production dependencies, on the slim image, as a user without privileges.
+# Each installs the one tarball that `npm pack` makes of its package, as an operator would, with
+# `npm install --omit=dev`: each tarball carries the contract it imports (bundleDependencies).
+# The runtime stages get only the installed package and its production dependencies, on the
+# slim image, as a user without privileges.
 # test/deploy/dockerfile.test.ts runs these steps outside a container, reading this file.
 
 # Node 24, the active LTS (the suite runs on 20 and 24). The full image has python3, make and
@@ -15,7 +15,8 @@ ARG NODE_IMAGE=node:24-bookworm
 ARG NODE_SLIM_IMAGE=node:24-bookworm-slim
 
 # Build: the lockfile's exact dependencies, the TypeScript build of every package, and one
-# installable tarball per package.
+# installable tarball per program (the build links the reference Manager's bundled contract
+# where `npm pack --workspace` packs it from).
 FROM ${NODE_IMAGE} AS build
 WORKDIR /src
 COPY package.json package-lock.json ./
@@ -24,7 +25,7 @@ COPY packages/reference-manager/package.json packages/reference-manager/
 # No install scripts: the build needs only tsc, and `prepare` would build before the sources are here.
 RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json README.md openapi.yaml ./
-COPY scripts/build.mjs scripts/
+COPY scripts/build.mjs scripts/link-bundled.mjs scripts/
 COPY src src
 COPY schemas schemas
 COPY packages/contract/tsconfig.build.json packages/contract/
@@ -35,27 +36,28 @@ COPY packages/reference-manager/src packages/reference-manager/src
 RUN npm run build \
  && mkdir /artifact \
  && npm pack --ignore-scripts --pack-destination /artifact \
- && npm pack --ignore-scripts --pack-destination /artifact --workspace norsk-manager-contract --workspace norsk-reference-manager \
+ && npm pack --ignore-scripts --pack-destination /artifact --workspace norsk-reference-manager \
  && cd /artifact && for f in *-[0-9]*.tgz; do mv "$f" "${f%-[0-9]*.tgz}.tgz"; done
 
-# Install: the tarballs into /app with their production dependencies. The gateway's optional
-# peers (the reference Manager, OpenTelemetry) are left out. node-gyp builds better-sqlite3
-# against this image's own Node headers, so a source build needs no download; of that build
-# only the addon is kept (28 MB of sources and objects otherwise), and the image fails to build
-# if it does not load.
-FROM ${NODE_IMAGE} AS install-gateway
+# Install: each tarball into /app with its production dependencies. The gateway's optional
+# peers (the reference Manager, OpenTelemetry) are left out, and it builds nothing: it is
+# installed on the slim image, which has no compiler. node-gyp builds better-sqlite3 against
+# the full image's own Node headers, so a source build needs no download; of that build only
+# the addon is kept (28 MB of sources and objects otherwise), and the image fails to build if
+# it does not load.
+FROM ${NODE_SLIM_IMAGE} AS install-gateway
 WORKDIR /app
-COPY --from=build /artifact/norsk-manager-contract.tgz /artifact/norsk-manager-gateway.tgz /tmp/
+COPY --from=build /artifact/norsk-manager-gateway.tgz /tmp/
 RUN echo '{"name":"gateway-image","private":true}' > package.json \
- && npm install --omit=dev --no-audit --no-fund /tmp/norsk-manager-contract.tgz /tmp/norsk-manager-gateway.tgz \
+ && npm install --omit=dev --no-audit --no-fund /tmp/norsk-manager-gateway.tgz \
  && rm /tmp/*.tgz
 
 FROM ${NODE_IMAGE} AS install-reference-manager
 WORKDIR /app
 ENV npm_config_nodedir=/usr/local
-COPY --from=build /artifact/norsk-manager-contract.tgz /artifact/norsk-reference-manager.tgz /tmp/
+COPY --from=build /artifact/norsk-reference-manager.tgz /tmp/
 RUN echo '{"name":"reference-manager-image","private":true}' > package.json \
- && npm install --omit=dev --no-audit --no-fund /tmp/norsk-manager-contract.tgz /tmp/norsk-reference-manager.tgz \
+ && npm install --omit=dev --no-audit --no-fund /tmp/norsk-reference-manager.tgz \
  && rm /tmp/*.tgz \
  && cd node_modules/better-sqlite3 \
  && mv build/Release/better_sqlite3.node /tmp/ \

@@ -1,10 +1,13 @@
 // Builds every package's dist/, each after the packages it imports: the contract, the
 // reference Manager, then the gateway. A package is built against the others' dist/ (its
-// declarations), as it is when installed, never against their sources.
+// declarations), as it is when installed, never against their sources. A built checkout is
+// ready to pack: the bundled dependencies of its workspace packages are linked where `npm
+// pack` looks for them (scripts/link-bundled.mjs).
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { linkBundled } from "./link-bundled.mjs";
 
 const tsc = "node_modules/typescript/bin/tsc";
 
@@ -22,6 +25,7 @@ export function build() {
     rmSync(`${folder}/dist`, { recursive: true, force: true });
     execFileSync(process.execPath, [tsc, "-p", `${folder}/tsconfig.build.json`], { stdio: "inherit" });
   }
+  linkBundled();
   const commit = gitCommit();
   // The gateway's --version, start-up line and gateway_build_info read it (src/build-info.ts).
   if (commit !== undefined) writeFileSync("dist/build-info.json", `${JSON.stringify({ commit })}\n`);
@@ -30,12 +34,14 @@ export function build() {
 
 /**
  * Builds unless every dist/ was built from what the checkout holds now (the same inputs and
- * commit). The test run's global setup calls it, so that a run after `npm ci` (whose prepare
+ * commit); links the bundled dependencies either way, as an `npm install` since the build
+ * removes them. The test run's global setup calls it, so that a run after `npm ci` (whose prepare
  * step builds) or after another run does not build the same thing again.
  */
 export function buildIfChanged() {
   const built = existsSync(INPUTS_DIGEST_FILE) ? readFileSync(INPUTS_DIGEST_FILE, "utf8").trim() : undefined;
   if (built !== inputsDigest(gitCommit())) build();
+  else linkBundled();
 }
 
 /**

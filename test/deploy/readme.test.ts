@@ -39,12 +39,12 @@ afterAll(async () => {
 });
 
 describe("docs/operations/deploying.md", () => {
-  it("has one block run by this test, which packs, installs and starts the gateway from the tarball of this version", () => {
+  it("has one block run by this test, which packs, installs and starts the gateway from its one tarball of this version", () => {
     const run = blocks().filter((b) => b.marked);
     expect(run.length).toBe(1);
     const [pack, , install, start] = run[0]?.lines ?? [];
     expect(pack).toMatch(/^npm pack /);
-    expect(install).toContain(`--omit=dev /tmp/norsk-manager-contract-${VERSION}.tgz /tmp/norsk-manager-gateway-${VERSION}.tgz`);
+    expect(install).toBe(`npm install --omit=dev /tmp/norsk-manager-gateway-${VERSION}.tgz`);
     expect(start).toMatch(/^\.\/node_modules\/\.bin\/norsk-manager-gateway --manager manager\.example\.com:6790$/);
   });
 

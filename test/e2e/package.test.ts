@@ -1,10 +1,10 @@
-// The packed artifact, as an operator installs it: `npm pack` gives a tarball of the gateway with
-// dist/, which installs beside the contract's tarball into an empty folder with `npm install
-// --omit=dev` (no compiler, no reference Manager, no SQLite, no OpenTelemetry) and runs as
-// `norsk-manager-gateway` in front of a Manager. Packages come from npm's cache, filled by the
-// `npm ci` that installed this checkout.
+// The packed artifact, as an operator installs it: `npm pack` gives one tarball of the gateway,
+// its dist/ and the contract it imports bundled in, which installs alone into an empty folder
+// with `npm install --omit=dev` (no compiler, no reference Manager, no SQLite, no
+// OpenTelemetry) and runs as `norsk-manager-gateway` in front of a Manager. Packages come from
+// npm's cache, filled by the `npm ci` that installed this checkout.
 import { execFile } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -15,7 +15,8 @@ import type { RunningManager } from "norsk-reference-manager";
 import { makeCertificates } from "../helpers/certificates.js";
 import type { Certificates } from "../helpers/certificates.js";
 import { startCommand } from "../helpers/command.js";
-import { installPacked, pack } from "../helpers/packed.js";
+import { copiesOf, filesEndingWith, installPacked, pack, withoutCompiler } from "../helpers/packed.js";
+import type { Packed } from "../helpers/packed.js";
 import { TRACING_PACKAGES } from "../../src/gateway.js";
 
 const run = promisify(execFile);
@@ -23,14 +24,12 @@ const run = promisify(execFile);
 let folder: string;
 let manager: RunningManager;
 let bin: string;
-let packed: readonly string[];
+let packed: Packed;
 
 beforeAll(async () => {
   folder = await mkdtemp(join(tmpdir(), "gateway-pack-"));
-  const gateway = await pack(folder);
-  const contract = await pack(folder, "norsk-manager-contract");
-  packed = gateway.files;
-  await installPacked(folder, [contract.tarball, gateway.tarball], ["--omit=dev"]);
+  packed = await pack(folder);
+  await installPacked(folder, [packed.tarball], ["--omit=dev"], { env: await withoutCompiler(join(folder, "bin")) });
   bin = join(folder, "node_modules", "norsk-manager-gateway", "dist", "src", "main.js");
   manager = await startManager({ port: 0, dataDir: IN_MEMORY });
 }, 180_000);
@@ -42,24 +41,42 @@ afterAll(async () => {
 
 describe("the packed gateway", () => {
   it("holds the build and the README, and neither sources nor tests", () => {
-    expect(packed).toContain("dist/src/main.js");
-    expect(packed.filter((path) => path.includes("manager/") || path.includes("/gen/"))).toEqual([]);
-    expect(packed).toContain("README.md");
-    expect(packed.filter((path) => /^(src|test|bench|scripts)\//.test(path) || path.endsWith(".ts"))).toEqual([]);
+    const own = packed.files.filter((path) => !path.startsWith("node_modules/"));
+    expect(own).toContain("dist/src/main.js");
+    expect(own.filter((path) => path.includes("manager/") || path.includes("/gen/"))).toEqual([]);
+    expect(own).toContain("README.md");
+    expect(own.filter((path) => /^(src|test|bench|scripts)\//.test(path) || path.endsWith(".ts"))).toEqual([]);
   });
 
-  it("installs without dev dependencies, the reference Manager, SQLite or OpenTelemetry, and links its command", async () => {
+  it("bundles the contract's build and proto, and none of the contract's dependencies, which the gateway's own are", () => {
+    expect(packed.bundled).toEqual(["norsk-manager-contract"]);
+    const bundled = packed.files.filter((path) => path.startsWith("node_modules/"));
+    expect(bundled).toContain("node_modules/norsk-manager-contract/dist/grpc/index.js");
+    expect(bundled).toContain("node_modules/norsk-manager-contract/proto/norsk/api/manager.proto");
+    expect(bundled.filter((path) => !/^node_modules\/norsk-manager-contract\/(package\.json$|dist\/|proto\/)/.test(path))).toEqual([]);
+    // The contract's dependencies are peers, installed once as the gateway's: one copy of
+    // @bufbuild/protobuf for the gateway and the contract's generated code alike.
+    const contract = JSON.parse(readFileSync("packages/contract/package.json", "utf8")) as { dependencies?: object; peerDependencies: Record<string, string> };
+    const gateway = JSON.parse(readFileSync("package.json", "utf8")) as { dependencies: Record<string, string> };
+    expect(contract.dependencies).toBeUndefined();
+    for (const [name, range] of Object.entries(contract.peerDependencies)) expect(gateway.dependencies[name], name).toBe(range);
+  });
+
+  it("installs alone, without a compiler: no dev dependencies, reference Manager, SQLite, OpenTelemetry or native module, and links its command", async () => {
     // prom-client's peer @opentelemetry/api is the one OpenTelemetry package a gateway installs.
     for (const absent of ["typescript", "norsk-reference-manager", "better-sqlite3", "re2js", "@opentelemetry/sdk-trace-base", "@opentelemetry/exporter-trace-otlp-http"]) {
       expect(existsSync(join(folder, "node_modules", absent)), absent).toBe(false);
     }
+    expect(await filesEndingWith(join(folder, "node_modules"), ".node")).toEqual([]);
+    expect(await copiesOf(folder, "norsk-manager-contract")).toEqual(["norsk-manager-gateway/node_modules/norsk-manager-contract"]);
+    expect(await copiesOf(folder, "@bufbuild/protobuf")).toEqual(["@bufbuild/protobuf"]);
     expect(existsSync(join(folder, "node_modules", ".bin", "norsk-manager-gateway"))).toBe(true);
     const manifest = JSON.parse(await readFile(join(folder, "node_modules", "norsk-manager-gateway", "package.json"), "utf8")) as { bin: Record<string, string> };
     expect(manifest.bin["norsk-manager-gateway"]).toBe("dist/src/main.js");
   });
 
-  it("serves jobs in front of a Manager", async () => {
-    const gateway = await startCommand(["--manager", manager.address], { entry: bin });
+  it("serves jobs in front of a Manager, started as its linked command", async () => {
+    const gateway = await startCommand(["--manager", manager.address], { entry: join(folder, "node_modules", ".bin", "norsk-manager-gateway") });
     try {
       expect((await fetch(`${gateway.url}/readyz`)).status).toBe(200);
       const created = await fetch(`${gateway.url}/v1/jobs`, {
