@@ -44,6 +44,7 @@ import type { ServerLimits } from "./server/limits.js";
 import { accessLog as accessLogObserver } from "./telemetry/access-log.js";
 import { httpMetrics, noteRequestBody } from "./telemetry/http-metrics.js";
 import { observeRequests } from "./telemetry/request-facts.js";
+import { LOG_SERIALIZERS } from "./telemetry/request-log.js";
 import type { RequestObserver } from "./telemetry/request-facts.js";
 import { watchChannels } from "./telemetry/grpc-metrics.js";
 import type { GatewayMetrics } from "./telemetry/metrics.js";
@@ -61,7 +62,7 @@ import { trustProxyOption } from "./server/trust-proxy.js";
 import { configOf } from "./config.js";
 import { ManagerState } from "./telemetry/manager-state.js";
 import { registerAccess } from "./auth/access.js";
-import type { AccessOptions } from "./auth/access.js";
+import type { AccessHooks, AccessOptions } from "./auth/access.js";
 import { registerAudit } from "./telemetry/audit-log.js";
 import type { AuditLog } from "./telemetry/audit-log.js";
 import type { Config } from "./config.js";
@@ -186,8 +187,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await registerLoadShedding(app, shedding, EXEMPT);
   const managerState = options.managerState ?? new ManagerState();
   addGuardsAndErrorHandlers(app, settings, { managerState, methods });
-  // After the guards, before the routes (whose declarations it checks) and their rate limit.
-  registerAccess(app, { ...options.access, clientCertificates: options.tls?.clientCa !== undefined, onKeysUnavailable: () => metrics?.authKeysUnavailable.inc() });
+  // Before the routes (whose declarations it checks) and their rate limit.
+  const access = registerAccess(app, { ...options.access, clientCertificates: options.tls?.clientCa !== undefined, onKeysUnavailable: () => metrics?.authKeysUnavailable.inc() });
+  addAccessAndCrossSite(app, settings, access);
   // Before compression's onSend hook: a change's answer may become the audit's 500.
   if (options.audit !== undefined) registerAudit(app, options.audit);
   // Before the routes: it hooks each route as it is added.
@@ -221,9 +223,8 @@ type GatewayApp = FastifyInstance<
 
 /** The Fastify instance with the gateway's logger, request ids, serializer and server limits. */
 function createServer(options: AppOptions, limits: ServerLimits & Pick<AppSettings, "trustProxy">): GatewayApp {
-  const loggerOption = options.logger ?? false;
   const common: FastifyServerOptions = {
-    ...(isLoggerInstance(loggerOption) ? { loggerInstance: loggerOption } : { logger: loggerOption }),
+    ...loggerOf(options.logger ?? false),
     bodyLimit: options.bodyLimit ?? BODY_LIMIT_BYTES,
     requestIdHeader: false,
     // request.ip, .host and .protocol then read X-Forwarded-* from these peers only.
@@ -315,15 +316,28 @@ interface GuardContext {
   readonly methods: RouteMethods;
 }
 
-/** The Host and cross-site checks, bodiless answers without content, and every error answered as a problem. */
-function addGuardsAndErrorHandlers(app: GatewayApp, settings: AppSettings, { managerState, methods }: GuardContext): void {
-  // Before anything is read or written (src/server/cross-site.ts).
-  const crossSite = {
+/**
+ * Who is asking, then what is refused (docs/architecture.md, "Who is asking, then what is
+ * refused"): the credentials are identified first, so that every refusal after them (a 421, a
+ * cross-site 403, a 415) names its principal; the Host's 421 comes before any refusal of
+ * credentials and is the same whatever they are; a protected route's request without valid
+ * credentials is then a 401 (or without the scope a 403), before the Origin and Content-Type
+ * checks (src/server/cross-site.ts). Nothing is read of the body before all of them.
+ */
+function addAccessAndCrossSite(app: GatewayApp, settings: AppSettings, access: AccessHooks): void {
+  const guard = crossSiteGuard({
     allowedHosts: settings.allowedHosts ?? defaultAllowedHosts(settings.host),
     allowedOrigins: settings.allowedOrigins,
     corsOrigins: settings.corsOrigins,
-  };
-  app.addHook("onRequest", crossSiteGuard(crossSite));
+  });
+  app.addHook("onRequest", access.identify);
+  app.addHook("onRequest", guard.misdirected);
+  app.addHook("onRequest", access.enforce);
+  app.addHook("onRequest", guard.crossSite);
+}
+
+/** Bodiless answers without content, Retry-After on 503s, refusals while closing, and every error answered as a problem. */
+function addGuardsAndErrorHandlers(app: GatewayApp, settings: AppSettings, { managerState, methods }: GuardContext): void {
   // 204 and 304 answers carry no content, nor headers that describe any (src/http/bodiless.ts).
   app.addHook("onSend", bodilessAnswers);
   // Every 503, whatever made it, says when to try again (src/http/retry-after.ts).
@@ -386,6 +400,14 @@ function refuseWhileClosing(app: GatewayApp): void {
   app.addHook("onRequest", (_request, _reply, done) => {
     done(closing ? problem("SHUTTING_DOWN", "the gateway is shutting down") : undefined);
   });
+}
+
+/** fastify's logger options: the app's logger, with the gateway's serializers (src/telemetry/request-log.ts) over its own. */
+function loggerOf(logger: NonNullable<AppOptions["logger"]>): Pick<FastifyServerOptions, "logger" | "loggerInstance"> {
+  if (isLoggerInstance(logger)) return { loggerInstance: logger.child({}, { serializers: LOG_SERIALIZERS }) };
+  if (logger === false) return { logger };
+  const given = logger === true ? {} : logger;
+  return { logger: { ...given, serializers: { ...given.serializers, ...LOG_SERIALIZERS } } };
 }
 
 function isLoggerInstance(value: unknown): value is FastifyBaseLogger {

@@ -255,6 +255,13 @@ export const ConfigSchema = Type.Object(
     authScopeClaim: Type.Optional(
       Type.String({ pattern: "^[A-Za-z0-9_.:/-]{1,128}$", flag: "auth-scope-claim", env: "AUTH_SCOPE_CLAIM", description: "the token claim holding its scopes (a space-separated string or an array); unset: scope, else scp" }),
     ),
+    // RFC 9068 types access tokens at+jwt, but many issuers send JWT or no typ for them: both
+    // are taken by default, and no other typ ever is (src/auth/token-form.ts).
+    authTokenType: Type.Union([Type.Literal("jwt"), Type.Literal("at+jwt")], {
+      default: "jwt",
+      flag: "auth-token-type", env: "AUTH_TOKEN_TYPE",
+      description: "the typ a bearer token's header may have: jwt takes at+jwt, JWT or none (what many issuers send for access tokens); at+jwt takes RFC 9068's at+jwt only",
+    }),
     apiKeys: Type.Optional(
       Type.String({ minLength: 1, flag: "api-keys", env: "API_KEYS_FILE", description: "JSON file of API keys [{name, sha256, scopes}] accepted in X-API-Key (and the scopes of cert:<CN> client certificates); re-read on SIGHUP" }),
     ),

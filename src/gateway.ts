@@ -148,7 +148,7 @@ function accessOf(config: Config): ConfiguredAccess {
   const jwt =
     config.authIssuer === undefined || config.authAudience === undefined
       ? undefined
-      : new JwtVerifier({ issuer: config.authIssuer, audience: config.authAudience, jwksUrl: config.authJwksUrl, clockSkewS: config.authClockSkewS, scopeClaim: config.authScopeClaim });
+      : new JwtVerifier({ issuer: config.authIssuer, audience: config.authAudience, jwksUrl: config.authJwksUrl, clockSkewS: config.authClockSkewS, scopeClaim: config.authScopeClaim, tokenType: config.authTokenType });
   let onHangup: (() => void) | undefined;
   return {
     options: { jwt, apiKeys },

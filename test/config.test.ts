@@ -39,6 +39,7 @@ describe("loadConfig", () => {
       trustProxy: [],
       workers: "1",
       authClockSkewS: 30,
+      authTokenType: "jwt",
     });
   });
 

@@ -5,7 +5,10 @@
 // beyond that, and a stored digest tells nothing of its key (SHA-256 is preimage-resistant), so
 // neither the time taken nor the answer tells whether a name or a key prefix exists; the cost
 // does not grow with the number of keys. An entry named `cert:<CN>` gives its scopes to a client
-// certificate of that subject CN (--tls-client-ca) and is never matched by a key.
+// certificate of that subject CN (--tls-client-ca) and is never matched by a key. When the file
+// is read again, an entry kept as it was (the same name, digest and scopes) is the same entry;
+// any other entry read before is revoked (its `revoked` signal aborted), so that what it let in
+// and still holds open (an event stream) ends.
 import { createHash, timingSafeEqual } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { Type } from "@sinclair/typebox";
@@ -34,14 +37,18 @@ type ApiKeyEntry = Static<typeof ApiKeyEntry>;
 export interface ApiKey {
   readonly name: string;
   readonly scopes: ReadonlySet<string>;
+  /** Aborted once a reload removes or changes the entry. */
+  readonly revoked: AbortSignal;
 }
 
 interface Stored extends ApiKey {
   readonly digest: Buffer;
+  readonly revoke: () => void;
 }
 
 /** The entries of one file: the keys by hex digest, the certificates' entries by name. */
 interface KeyTable {
+  readonly entries: readonly Stored[];
   readonly size: number;
   readonly byDigest: ReadonlyMap<string, Stored>;
   readonly certificates: ReadonlyMap<string, Stored>;
@@ -62,11 +69,16 @@ export class ApiKeys {
   }
 
   /**
-   * Reads the file again. A file that cannot be read or is not valid leaves the keys as they
-   * were, and the Error says why.
+   * Reads the file again; each entry read before and not kept as it was is revoked. A file that
+   * cannot be read or is not valid leaves the keys as they were, and the Error says why.
    */
   reload(): void {
-    this.table = tableOf(readKeys(this.path));
+    const before = this.table;
+    const byName = new Map(before.entries.map((entry) => [entry.name, entry]));
+    const read = readKeys(this.path).map((entry) => kept(byName.get(entry.name), entry) ?? entry);
+    this.table = tableOf(read);
+    const staying = new Set(read);
+    for (const entry of before.entries) if (!staying.has(entry)) entry.revoke();
   }
 
   /** The entry whose digest is the key's (a lookup, then a constant-time comparison); never a cert: entry. */
@@ -91,7 +103,13 @@ function tableOf(stored: readonly Stored[]): KeyTable {
     if (entry.name.startsWith(CERTIFICATE_PREFIX)) certificates.set(entry.name, entry);
     else if (!byDigest.has(entry.digest.toString("hex"))) byDigest.set(entry.digest.toString("hex"), entry);
   }
-  return { size: stored.length, byDigest, certificates };
+  return { entries: stored, size: stored.length, byDigest, certificates };
+}
+
+/** `old`, the entry of the same name read before, when `entry` repeats it (its digest and scopes). */
+function kept(old: Stored | undefined, entry: Stored): Stored | undefined {
+  if (old === undefined || !old.digest.equals(entry.digest) || old.scopes.size !== entry.scopes.size) return undefined;
+  return [...entry.scopes].every((scope) => old.scopes.has(scope)) ? old : undefined;
 }
 
 function readKeys(path: string): Stored[] {
@@ -115,5 +133,8 @@ function readKeys(path: string): Stored[] {
     if (names.has(entry.name)) throw new Error(`${path} at /${String(index)}/name: the name ${JSON.stringify(entry.name)} is used twice`);
     names.add(entry.name);
   }
-  return entries.map((entry) => ({ name: entry.name, scopes: new Set(entry.scopes), digest: Buffer.from(entry.sha256, "hex") }));
+  return entries.map((entry) => {
+    const controller = new AbortController();
+    return { name: entry.name, scopes: new Set(entry.scopes), digest: Buffer.from(entry.sha256, "hex"), revoked: controller.signal, revoke: () => { controller.abort(); } };
+  });
 }

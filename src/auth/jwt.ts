@@ -1,25 +1,22 @@
-// Bearer JWT access tokens (RFC 9068), verified with jose: the signature with the issuer's keys
-// (discovered from --auth-issuer's /.well-known/openid-configuration, or named by --auth-jwks-url),
-// only with an asymmetric algorithm of ALGORITHMS, then iss, aud, exp and nbf with a clock skew.
-// The keys are cached and fetched again when a token names a key id the cache lacks, at most once
-// per KEY_COOLDOWN_MS (jose's createRemoteJWKSet), so the issuer may rotate its keys while the
-// gateway runs. A token that fails any check is the client's fault (TokenRefused, a 401); keys
-// that cannot be fetched are not (KeysUnavailable, a 503).
-import { createRemoteJWKSet, errors, jwtVerify } from "jose";
+// Bearer JWT access tokens (RFC 9068), verified with jose: first the token's form (src/auth/
+// token-form.ts: a JWS whose header names an accepted alg and typ), with nothing fetched for a
+// token that fails it; then the signature with the issuer's keys (discovered from
+// --auth-issuer's /.well-known/openid-configuration, or named by --auth-jwks-url), only with an
+// asymmetric algorithm of ALGORITHMS, then iss, aud, exp and nbf with a clock skew. The keys are
+// cached and fetched again when a token names a key id the cache lacks, at most once per
+// KEY_COOLDOWN_MS (jose's createRemoteJWKSet), so the issuer may rotate its keys while the
+// gateway runs; a failed fetch is not tried again for ISSUER_RETRY_AFTER_MS
+// (src/auth/issuer-fetch.ts). A token that fails any check is the client's fault (TokenRefused,
+// a 401); keys that cannot be fetched are not (KeysUnavailable, a 503).
+import { createRemoteJWKSet, customFetch, errors, jwtVerify } from "jose";
 import type { JWTPayload } from "jose";
+import { ISSUER_FETCH_TIMEOUT_MS, IssuerFetch, reasonOf } from "./issuer-fetch.js";
+import { ALGORITHMS, DEFAULT_TOKEN_TYPE, MAX_TOKEN_LENGTH, malformation } from "./token-form.js";
+import type { TokenType } from "./token-form.js";
 import { TokenCache } from "./token-cache.js";
-
-/** The only algorithms accepted: asymmetric ones, so a public key can never serve as an HMAC secret. */
-export const ALGORITHMS = ["RS256", "PS256", "ES256", "EdDSA"] as const;
-
-/** The longest token verified, in characters; a longer one is refused unread. */
-export const MAX_TOKEN_LENGTH = 8_192;
 
 /** How soon after a fetch of the keys an unknown key id may fetch them again. */
 export const KEY_COOLDOWN_MS = 5_000;
-
-/** How long a fetch of the discovery document or the keys may take. */
-const FETCH_TIMEOUT_MS = 5_000;
 
 export interface JwtOptions {
   /** The issuer: the tokens' `iss`, and where the keys are discovered unless jwksUrl is given. */
@@ -34,7 +31,9 @@ export interface JwtOptions {
   readonly scopeClaim?: string | undefined;
   /** The most verified tokens cached (src/auth/token-cache.ts); 0 caches none. Default: TOKEN_CACHE_ENTRIES. */
   readonly tokenCacheEntries?: number | undefined;
-  /** The clock that exp, nbf and the cache are judged by, in milliseconds since the epoch. Default: Date.now. */
+  /** The `typ` a token may have (src/auth/token-form.ts, TOKEN_TYPES). Default: DEFAULT_TOKEN_TYPE. */
+  readonly tokenType?: TokenType | undefined;
+  /** The clock that exp, nbf, the cache and a failed fetch of the keys are judged by, in milliseconds since the epoch. Default: Date.now. */
   readonly now?: (() => number) | undefined;
 }
 
@@ -76,16 +75,22 @@ type KeySet = ReturnType<typeof createRemoteJWKSet>;
 export class JwtVerifier {
   private keySet: Promise<KeySet> | undefined;
   private readonly cache: TokenCache<VerifiedToken>;
+  private readonly issuerFetch: IssuerFetch;
+  private readonly tokenType: TokenType;
 
   constructor(private readonly options: JwtOptions) {
     this.cache = new TokenCache({ maxEntries: options.tokenCacheEntries, now: options.now });
+    this.issuerFetch = new IssuerFetch({ now: options.now });
+    this.tokenType = options.tokenType ?? DEFAULT_TOKEN_TYPE;
   }
 
   /** The token's subject and scopes; throws TokenRefused or KeysUnavailable. A token verified before and not yet expired is not verified again. */
   async verify(token: string): Promise<VerifiedToken> {
-    if (token.length > MAX_TOKEN_LENGTH) throw new TokenRefused(`the token is longer than ${String(MAX_TOKEN_LENGTH)} characters`);
-    const cached = this.cache.get(token);
+    // A cached token passed the form check when it was verified; one too long is not hashed.
+    const cached = token.length <= MAX_TOKEN_LENGTH ? this.cache.get(token) : undefined;
     if (cached !== undefined) return cached;
+    const fault = malformation(token, this.tokenType);
+    if (fault !== undefined) throw new TokenRefused(fault);
     const keys = await this.keys();
     let payload: JWTPayload;
     try {
@@ -99,7 +104,7 @@ export class JwtVerifier {
       }));
     } catch (error) {
       if (error instanceof errors.JOSEError && TOKEN_FAULTS.has(error.code)) throw new TokenRefused(`${error.code}: ${error.message}`);
-      throw new KeysUnavailable(describe(error));
+      throw new KeysUnavailable(reasonOf(error));
     }
     const subject = typeof payload.sub === "string" ? payload.sub : typeof payload.client_id === "string" ? payload.client_id : undefined;
     if (subject === undefined || subject === "") throw new TokenRefused("the token has neither sub nor client_id");
@@ -109,13 +114,13 @@ export class JwtVerifier {
     return verified;
   }
 
-  /** The key set, once its URL is known; a failed discovery is tried again by the next request. */
+  /** The key set, once its URL is known; a failed discovery is tried again by a request after ISSUER_RETRY_AFTER_MS. */
   private keys(): Promise<KeySet> {
     this.keySet ??= this.jwksUrl().then(
-      (url) => createRemoteJWKSet(url, { cooldownDuration: KEY_COOLDOWN_MS, timeoutDuration: FETCH_TIMEOUT_MS }),
+      (url) => createRemoteJWKSet(url, { cooldownDuration: KEY_COOLDOWN_MS, timeoutDuration: ISSUER_FETCH_TIMEOUT_MS, [customFetch]: this.issuerFetch.jwksFetch }),
       (error: unknown) => {
         this.keySet = undefined;
-        throw new KeysUnavailable(describe(error));
+        throw new KeysUnavailable(reasonOf(error));
       },
     );
     return this.keySet;
@@ -126,15 +131,14 @@ export class JwtVerifier {
     if (this.options.jwksUrl !== undefined) return new URL(this.options.jwksUrl);
     const { issuer } = this.options;
     const discovery = `${issuer.replace(/\/$/, "")}/.well-known/openid-configuration`;
-    const response = await fetch(discovery, { signal: AbortSignal.timeout(FETCH_TIMEOUT_MS), headers: { accept: "application/json" } });
-    if (!response.ok) throw new Error(`${discovery} answered ${String(response.status)}`);
-    const document: unknown = await response.json();
-    if (typeof document !== "object" || document === null) throw new Error(`${discovery} is not a JSON object`);
-    const { issuer: named, jwks_uri: jwksUri } = document as { issuer?: unknown; jwks_uri?: unknown };
-    // §4.3: the document must name the issuer it was fetched for.
-    if (named !== issuer) throw new Error(`${discovery} names the issuer ${JSON.stringify(named)}, not ${JSON.stringify(issuer)}`);
-    if (typeof jwksUri !== "string" || !/^https?:\/\//.test(jwksUri)) throw new Error(`${discovery} has no http(s) jwks_uri`);
-    return new URL(jwksUri);
+    const document = await this.issuerFetch.json(discovery, (fetched) => {
+      if (typeof fetched !== "object" || fetched === null) throw new Error(`${discovery} is not a JSON object`);
+      const { issuer: named, jwks_uri: jwksUri } = fetched as { issuer?: unknown; jwks_uri?: unknown };
+      // §4.3: the document must name the issuer it was fetched for.
+      if (named !== issuer) throw new Error(`${discovery} names the issuer ${JSON.stringify(named)}, not ${JSON.stringify(issuer)}`);
+      if (typeof jwksUri !== "string" || !/^https?:\/\//.test(jwksUri)) throw new Error(`${discovery} has no http(s) jwks_uri`);
+    });
+    return new URL((document as { jwks_uri: string }).jwks_uri);
   }
 }
 
@@ -144,10 +148,4 @@ function scopesOf(payload: JWTPayload, claim: string | undefined): ReadonlySet<s
   if (typeof value === "string") return new Set(value.split(" ").filter((scope) => scope !== ""));
   if (Array.isArray(value)) return new Set(value.filter((scope): scope is string => typeof scope === "string"));
   return new Set();
-}
-
-function describe(error: unknown): string {
-  if (!(error instanceof Error)) return String(error);
-  const cause = error.cause instanceof Error ? ` (${error.cause.message})` : "";
-  return `${error.message}${cause}`;
 }

@@ -5,7 +5,7 @@
 export type PrincipalKind = "jwt" | "api-key" | "certificate" | "anonymous";
 
 export interface Principal {
-  /** The JWT's `sub` (else its `client_id`), the API key's name, or the client certificate's subject. */
+  /** The JWT's `sub` (else its `client_id`), the API key's name, or the client certificate's subject (RFC 4514, src/auth/distinguished-name.ts). */
   readonly id: string;
   readonly kind: PrincipalKind;
   /** The scopes the credential carries (src/auth/scopes.ts); every scope for "anonymous". */
@@ -15,6 +15,12 @@ export interface Principal {
    * not expire (an API key, a certificate, anonymous). An event stream ends then.
    */
   readonly expiresAtMs?: number;
+  /**
+   * Aborted when the credential is withdrawn while the gateway runs: its entry of --api-keys
+   * (an API key's, or a certificate's cert:<CN>) removed or changed when the file is re-read.
+   * Absent: nothing withdraws it while it is valid (a JWT, anonymous). An event stream ends then.
+   */
+  readonly revoked?: AbortSignal;
 }
 
 declare module "fastify" {

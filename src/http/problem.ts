@@ -13,6 +13,7 @@ import { JsonBodyError } from "../json/body.js";
 import { codeName, isCodeName, ownFailureOfStatus, problemCodeOf, redactedDetail, statusOf } from "./status.js";
 import type { CodeName, Failure } from "./status.js";
 import { validationItems } from "./validation.js";
+import { carriesCredential } from "./credential-query.js";
 import type { RequestPart } from "./validation.js";
 
 export const PROBLEM_CONTENT_TYPE = "application/problem+json";
@@ -247,15 +248,11 @@ export function notFoundAs(detail: string): (error: unknown) => never {
   };
 }
 
-/** The query parameter RFC 6750 ("URI Query Parameter") defines for a bearer token; the gateway never reads a token from it. */
-export const QUERY_TOKEN = "access_token";
-
 /**
- * The request's URL as a problem's instance; without its query when that carries a token, so
- * that an answer (which clients and proxies log) never echoes a credential.
+ * The request's URL as a problem's instance; without its query when that carries a credential
+ * (src/http/credential-query.ts), so that an answer (which clients and proxies log) never
+ * echoes one.
  */
 function instanceOf(url: string): string {
-  const query = url.indexOf("?");
-  if (query === -1 || !new URLSearchParams(url.slice(query + 1)).has(QUERY_TOKEN)) return url;
-  return url.slice(0, query);
+  return carriesCredential(url) ? url.slice(0, url.indexOf("?")) : url;
 }

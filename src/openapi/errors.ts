@@ -7,6 +7,7 @@ import type { ProblemItemJson } from "../../schemas/common.js";
 import { STATUS_MEANING } from "../http/responses.js";
 import { isCodeName, problemCodeOf, redactedDetail, statusOf } from "../http/status.js";
 import type { CodeName, Failure } from "../http/status.js";
+import { unauthenticatedDetail } from "../auth/access.js";
 
 /** After the code's name where a description lists the codes answered with its status. */
 const GLOSS: { readonly [C in CodeName]?: string } = {
@@ -43,8 +44,9 @@ const WORDINGS: Readonly<Record<number, StatusWording>> = {
     },
   },
   401: {
-    describes: () => "the request has no valid credentials (a bearer token, an API key or a client certificate); WWW-Authenticate says error=\"invalid_token\"",
-    example: { failure: "UNAUTHENTICATED", detail: "the request has no valid credentials" },
+    describes: () => "the request has no valid credentials (a bearer token, an API key or a client certificate; the detail names those the gateway accepts); WWW-Authenticate says error=\"invalid_token\"",
+    // A gateway that takes bearer tokens and API keys.
+    example: { failure: "UNAUTHENTICATED", detail: unauthenticatedDetail({ bearer: true, apiKey: true, certificate: false }) },
   },
   403: {
     describes: () => "the credentials do not carry the operation's scope (WWW-Authenticate names it), or a cross-site request was refused",

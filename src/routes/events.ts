@@ -148,7 +148,7 @@ async function serveStream(routes: StreamRoutes, request: FastifyRequest, reply:
   const body = streamBody(routes, request, reply, format, source);
   routes.open.set(body, request);
   body.once("close", () => routes.open.delete(body));
-  endAtExpiry(body, request);
+  endWithCredentials(body, request);
   try {
     await body.started;
   } catch (error) {
@@ -199,10 +199,24 @@ function streamBody(routes: StreamRoutes, request: FastifyRequest, reply: Fastif
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /**
- * A stream does not outlive its credentials: at the principal's expiry (a JWT's exp) it ends
- * with an error event saying so, and the client reconnects with a fresh token. One timer per
- * stream, cleared when the stream closes; none for credentials that do not expire.
+ * A stream does not outlive its credentials: at the principal's expiry (a JWT's exp), or when
+ * they are revoked (an API key's entry removed or changed, and --api-keys re-read), it ends with
+ * an error event saying so, and the client reconnects with valid ones.
  */
+function endWithCredentials(body: StreamBody, request: FastifyRequest): void {
+  endAtExpiry(body, request);
+  const revoked = request.principal?.revoked;
+  if (revoked === undefined) return;
+  const end = (): void => { body.fail(toProblem(problem("UNAUTHENTICATED", "the credentials were revoked or their scopes changed; reconnect with valid ones"), request)); };
+  if (revoked.aborted) {
+    end();
+    return;
+  }
+  revoked.addEventListener("abort", end, { once: true });
+  body.once("close", () => { revoked.removeEventListener("abort", end); });
+}
+
+/** At the principal's expiry, the stream ends. One timer per stream, cleared when the stream closes; none for credentials that do not expire. */
 function endAtExpiry(body: StreamBody, request: FastifyRequest): void {
   const expiresAtMs = request.principal?.expiresAtMs;
   if (expiresAtMs === undefined) return;

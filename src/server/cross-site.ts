@@ -19,6 +19,10 @@
 // Kubernetes Service's), so any Host is accepted unless configured; its own origin then counts
 // only for a Host that cannot be rebound: an IP address, or localhost. The scheme is not
 // compared: behind a proxy that ends TLS, a page of https://name calls a plain-HTTP gateway.
+//
+// The Host check and the cross-site checks are two hooks, with authentication between them
+// (src/app.ts): a request without valid credentials to a protected route is a 401 whatever its
+// Origin and Content-Type, and one with valid credentials is refused naming its principal.
 import { isIP } from "node:net";
 import type { FastifyRequest, onRequestHookHandler } from "fastify";
 import { JSON_PATCH_TYPE, JSON_TYPE, MERGE_PATCH_TYPE, mediaType } from "../http/media-type.js";
@@ -80,8 +84,20 @@ function parseAuthority(text: string): Authority | undefined {
 
 const JSON_TYPES = new Set([JSON_TYPE, MERGE_PATCH_TYPE, JSON_PATCH_TYPE]);
 
-/** The onRequest hook enforcing `options` (see the top of this file). */
-export function crossSiteGuard(options: CrossSiteOptions): onRequestHookHandler {
+/**
+ * The guard's two hooks. The app runs `misdirected` before the credentials are checked and
+ * `crossSite` after (docs/architecture.md, "Who is asking, then what is refused"); both are
+ * synchronous, so a request that may go on costs no promise.
+ */
+export interface CrossSiteGuard {
+  /** 421 for a request addressed to a host that is not the gateway's: the same answer whatever credentials the request carries. */
+  readonly misdirected: onRequestHookHandler;
+  /** 403 for a preflight or a change from a page of another origin, 415 for a change whose body is not JSON. */
+  readonly crossSite: onRequestHookHandler;
+}
+
+/** The hooks enforcing `options` (see the top of this file). */
+export function crossSiteGuard(options: CrossSiteOptions): CrossSiteGuard {
   const entries = options.allowedHosts;
   const anyHost = entries.includes(ANY_HOST);
   const listed = entries.filter((entry) => entry !== ANY_HOST).map(parseListedHost);
@@ -96,17 +112,23 @@ export function crossSiteGuard(options: CrossSiteOptions): onRequestHookHandler 
   // been rebound: any name is accepted, so it need not be the gateway's.
   const ownOrigin = (origin: URL, host: Authority): boolean => (!anyHost || !rebindable(host)) && sameAuthority(origin, host);
 
-  /** The refusal `request` gets, or undefined when it may go on. */
-  const refusalOf = (request: FastifyRequest): ProblemError | undefined => {
+  /** The 421 `request` gets, or undefined when its host is the gateway's. */
+  const misdirection = (request: FastifyRequest): ProblemError | undefined => {
+    if (anyHost) return undefined;
     const authority = authorityOf(request);
-    const host = parseAuthority(authority ?? "");
     // No Host at all is HTTP/1.0 (app.ts refuses it in 1.1): never a browser, so never rebinding.
-    if (!anyHost && authority !== undefined && (host === undefined || !hostAllowed(host))) return misdirected(authority);
+    if (authority === undefined) return undefined;
+    const host = parseAuthority(authority);
+    return host === undefined || !hostAllowed(host) ? misdirected(authority) : undefined;
+  };
+  /** The cross-site 403 or the 415 `request` gets, or undefined when it may go on. */
+  const crossSiteRefusal = (request: FastifyRequest): ProblemError | undefined => {
     const origin = request.headers.origin;
     if (isPreflight(request) && origin !== undefined && !corsAllowed(parseOrigin(origin))) return foreignOrigin(origin, "--cors-origin", "a page of another origin may not call this API");
     if (SAFE_METHODS.has(request.method)) return undefined;
     if (origin !== undefined && !anyOrigin) {
       const parsed = parseOrigin(origin);
+      const host = parseAuthority(authorityOf(request) ?? "");
       if (parsed === undefined || (!origins.has(parsed.origin) && (host === undefined || !ownOrigin(parsed, host)))) {
         return foreignOrigin(origin, "--allowed-origin or --cors-origin", "a page of another origin may not change anything here");
       }
@@ -114,9 +136,13 @@ export function crossSiteGuard(options: CrossSiteOptions): onRequestHookHandler 
     const type = mediaType(request.headers["content-type"]);
     return type !== "" && !JSON_TYPES.has(type) ? notJson() : undefined;
   };
-  // Synchronous: a request that may go on costs no promise.
-  return (request, _reply, done) => {
-    done(refusalOf(request));
+  return {
+    misdirected: (request, _reply, done) => {
+      done(misdirection(request));
+    },
+    crossSite: (request, _reply, done) => {
+      done(crossSiteRefusal(request));
+    },
   };
 }
 

@@ -8,8 +8,10 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApiKeys } from "../../src/auth/api-keys.js";
-import { JwtVerifier, KEY_COOLDOWN_MS } from "../../src/auth/jwt.js";
+import { JwtVerifier, KEY_COOLDOWN_MS, TokenRefused } from "../../src/auth/jwt.js";
+import { ISSUER_RETRY_AFTER_MS } from "../../src/auth/issuer-fetch.js";
 import { OPEN_ACCESS } from "../../src/auth/scopes.js";
+import { unauthenticatedDetail } from "../../src/auth/access.js";
 import { GatewayMetrics } from "../../src/telemetry/metrics.js";
 import type { ManagerClient } from "../../src/operations/job-access.js";
 import { JSON_HEADERS, START, startTestGateway } from "../helpers/gateway.js";
@@ -20,6 +22,8 @@ import { apiKeysFile } from "../helpers/api-keys-file.js";
 import type { ApiKeysFile } from "../helpers/api-keys-file.js";
 
 const CHALLENGE = 'Bearer realm="norsk-manager-gateway", error="invalid_token"';
+/** The 401's detail of a gateway that takes bearer tokens and API keys: what to send, nothing of why. */
+const UNAUTHENTICATED = "the request has no valid credentials; send a bearer token in the Authorization header or an API key in the X-API-Key header";
 const READER_KEY = "k-reader-8f2a61c4d0e94b7a";
 const ADMIN_KEY = "k-admin-5b19e07f3c2d48a6";
 
@@ -85,7 +89,7 @@ describe("authentication and scopes against a real OpenID provider", () => {
     expect(response.statusCode).toBe(401);
     expect(response.headers["www-authenticate"]).toBe(CHALLENGE);
     expect(response.headers["content-type"]).toMatch(/^application\/problem\+json/);
-    expect(response.json()).toMatchObject({ status: 401, code: "UNAUTHENTICATED", detail: "the request has no valid credentials" });
+    expect(response.json()).toMatchObject({ status: 401, code: "UNAUTHENTICATED", detail: UNAUTHENTICATED });
     expect(calls).toEqual([]);
   });
 
@@ -129,7 +133,7 @@ describe("authentication and scopes against a real OpenID provider", () => {
       expect(response.statusCode).toBe(401);
       expect(response.headers["www-authenticate"]).toBe(CHALLENGE);
       const { requestId: _id, ...body } = response.json<Record<string, unknown>>();
-      expect(body).toEqual({ type: "about:blank", title: "Unauthorized", status: 401, detail: "the request has no valid credentials", instance: "/v1/jobs", code: "UNAUTHENTICATED" });
+      expect(body).toEqual({ type: "about:blank", title: "Unauthorized", status: 401, detail: UNAUTHENTICATED, instance: "/v1/jobs", code: "UNAUTHENTICATED" });
       expect(calls).toEqual([]);
     });
   });
@@ -165,7 +169,7 @@ describe("authentication and scopes against a real OpenID provider", () => {
     const refused = await get("/v1/jobs", { "x-api-key": offByOne });
     expect(refused.statusCode).toBe(401);
     expect(refused.headers["www-authenticate"]).toBe(CHALLENGE);
-    expect(refused.json()).toMatchObject({ detail: "the request has no valid credentials" });
+    expect(refused.json()).toMatchObject({ detail: UNAUTHENTICATED });
     expect(calls).toEqual([]);
     const write = await gateway.app.inject({ method: "DELETE", url: "/v1/jobs/refused-1", headers: { "x-api-key": READER_KEY } });
     expect(write.statusCode).toBe(403);
@@ -200,13 +204,17 @@ describe("authentication and scopes against a real OpenID provider", () => {
 });
 
 describe("an issuer that cannot be reached", () => {
-  it("answers 503 with Retry-After (not 401), counts it, then recovers once the issuer is back", async () => {
+  it("answers 503 (not 401), counts it, asks the issuer again only after ISSUER_RETRY_AFTER_MS, then recovers", async () => {
     const key = await signingKey("down-1");
     const issuer = await startIssuer([key]);
     const token = await issuer.token("jobs:read");
     await issuer.stop();
+    const asked = () => issuer.requests.slice(1).map((path) => path.split("?")[0]);
     const metrics = new GatewayMetrics();
-    const gateway = await startTestGateway({ access: { jwt: new JwtVerifier({ issuer: issuer.url, audience: AUDIENCE, clockSkewS: 30 }) }, metrics });
+    // The verifier's clock, stepped past the remembered failure instead of waiting it out.
+    let stepMs = 0;
+    const jwt = new JwtVerifier({ issuer: issuer.url, audience: AUDIENCE, clockSkewS: 30, now: () => Date.now() + stepMs });
+    const gateway = await startTestGateway({ access: { jwt }, metrics });
     try {
       const down = await gateway.app.inject({ method: "GET", url: "/v1/jobs", headers: { authorization: `Bearer ${token}` } });
       expect(down.statusCode).toBe(503);
@@ -215,12 +223,134 @@ describe("an issuer that cannot be reached", () => {
       expect(down.json()).toMatchObject({ code: "UNAVAILABLE", detail: "the token issuer's signing keys cannot be fetched; try again after the Retry-After delay" });
       expect(await metrics.registry.getSingleMetricAsString("gateway_auth_keys_unavailable_total")).toMatch(/gateway_auth_keys_unavailable_total 1\b/);
       await issuer.start();
+      // Within the interval the failure is remembered: still a 503, and the issuer is not asked.
+      const remembered = await gateway.app.inject({ method: "GET", url: "/v1/jobs", headers: { authorization: `Bearer ${token}` } });
+      expect(remembered.statusCode).toBe(503);
+      expect(asked()).toEqual([]);
+      stepMs = ISSUER_RETRY_AFTER_MS;
       const back = await gateway.app.inject({ method: "GET", url: "/v1/jobs", headers: { authorization: `Bearer ${token}` } });
       expect(back.statusCode).toBe(200);
+      expect(asked()).toEqual(["/.well-known/openid-configuration", "/jwks"]);
     } finally {
       await gateway.close();
       await issuer.close();
     }
+  });
+});
+
+describe("a bearer value that is not a well-formed token: refused before the issuer is asked anything", () => {
+  let issuer: Issuer;
+  let key: SigningKey;
+  let gateway: TestGateway;
+
+  beforeAll(async () => {
+    key = await signingKey("form-1");
+    issuer = await startIssuer([key]);
+    gateway = await startTestGateway({ access: { jwt: new JwtVerifier({ issuer: issuer.url, audience: AUDIENCE, clockSkewS: 30 }) } });
+  });
+
+  afterAll(async () => {
+    await gateway.close();
+    await issuer.close();
+  });
+
+  const header = (value: object) => base64url(value);
+  const values: [string, () => string][] = [
+    ["garbage", () => "garbage"],
+    ["two parts", () => `${header({ alg: "RS256" })}.${base64url({})}`],
+    ["four parts", () => `${header({ alg: "RS256" })}.${base64url({})}.c2ln.c2ln`],
+    ["an empty signature", () => `${header({ alg: "RS256" })}.${base64url(claims(issuer))}.`],
+    ["a part that is not base64url", () => `${header({ alg: "RS256" })}.${base64url(claims(issuer))}.c2ln+/=`],
+    ["a header that is not JSON", () => `${Buffer.from("{alg:RS256").toString("base64url")}.${base64url({})}.c2ln`],
+    ["a header that is a JSON array", () => `${header(["RS256"])}.${base64url({})}.c2ln`],
+    ["alg none", () => `${header({ alg: "none" })}.${base64url(claims(issuer))}.c2ln`],
+    ["alg HS256", () => `${header({ alg: "HS256", kid: key.kid })}.${base64url(claims(issuer))}.c2ln`],
+    ["alg RS512 (asymmetric, but not accepted)", () => `${header({ alg: "RS512", kid: key.kid })}.${base64url(claims(issuer))}.c2ln`],
+    ["no alg", () => `${header({ kid: key.kid })}.${base64url(claims(issuer))}.c2ln`],
+    ["a crit extension", () => `${header({ alg: "RS256", kid: key.kid, crit: ["exp"], exp: 1 })}.${base64url(claims(issuer))}.c2ln`],
+    ["a kid that is not a string", () => `${header({ alg: "RS256", kid: 7 })}.${base64url(claims(issuer))}.c2ln`],
+    ["a typ of another kind of token", () => `${header({ alg: "RS256", kid: key.kid, typ: "logout+jwt" })}.${base64url(claims(issuer))}.c2ln`],
+  ];
+
+  it.each(values)("%s: refused (a 401), and the issuer has received no request", async (_name, make) => {
+    // A verifier of its own, which has fetched nothing yet: any fetch of the keys would show.
+    const verifier = new JwtVerifier({ issuer: issuer.url, audience: AUDIENCE, clockSkewS: 30 });
+    const before = issuer.requests.length;
+    await expect(verifier.verify(make())).rejects.toBeInstanceOf(TokenRefused);
+    expect(issuer.requests.slice(before)).toEqual([]);
+  });
+
+  it("answers the probe's `Bearer garbage` with the same 401 as any refused credential", async () => {
+    const response = await gateway.app.inject({ method: "GET", url: "/v1/jobs", headers: { authorization: "Bearer garbage" } });
+    expect(response.statusCode).toBe(401);
+    expect(response.headers["www-authenticate"]).toBe(CHALLENGE);
+    expect(response.json()).toMatchObject({ code: "UNAUTHENTICATED", detail: "the request has no valid credentials; send a bearer token in the Authorization header" });
+  });
+
+  it("fetches the keys for a well-formed token, so the ones above were refused for their form alone", async () => {
+    const before = issuer.requests.length;
+    const response = await gateway.app.inject({ method: "GET", url: "/v1/jobs", headers: { authorization: `Bearer ${await forged(key, claims(issuer))}` } });
+    expect(response.statusCode).toBe(200);
+    expect(issuer.requests.length).toBeGreaterThan(before);
+  });
+});
+
+describe("a token's typ (RFC 9068's at+jwt, and what issuers send instead)", () => {
+  let issuer: Issuer;
+  let key: SigningKey;
+  let anyAccess: TestGateway;
+  let strict: TestGateway;
+
+  beforeAll(async () => {
+    key = await signingKey("typ-1");
+    issuer = await startIssuer([key]);
+    anyAccess = await startTestGateway({ access: { jwt: new JwtVerifier({ issuer: issuer.url, audience: AUDIENCE, clockSkewS: 30 }) } });
+    strict = await startTestGateway({ access: { jwt: new JwtVerifier({ issuer: issuer.url, audience: AUDIENCE, clockSkewS: 30, tokenType: "at+jwt" }) } });
+  });
+
+  afterAll(async () => {
+    await anyAccess.close();
+    await strict.close();
+    await issuer.close();
+  });
+
+  /** A token of the issuer's key with `typ` in its header (none when undefined). */
+  function typed(typ: string | undefined): Promise<string> {
+    return new SignJWT(claims(issuer)).setProtectedHeader({ alg: "RS256", kid: key.kid, ...(typ === undefined ? {} : { typ }) }).sign(key.privateKey);
+  }
+
+  async function statusOf(gateway: TestGateway, typ: string | undefined): Promise<number> {
+    return (await gateway.app.inject({ method: "GET", url: "/v1/jobs", headers: { authorization: `Bearer ${await typed(typ)}` } })).statusCode;
+  }
+
+  it.each([["at+jwt"], ["AT+JWT"], ["application/at+jwt"], ["JWT"], ["jwt"], ["application/jwt"], [undefined]])("takes typ %s by default", async (typ) => {
+    expect(await statusOf(anyAccess, typ)).toBe(200);
+  });
+
+  it.each([["logout+jwt"], ["secevent+jwt"], ["dpop+jwt"], ["id_token+jwt"], ["JOSE"], ["JOSE+JSON"], ["application/jwt+at"], [""]])("refuses typ %s by default: another kind of token", async (typ) => {
+    expect(await statusOf(anyAccess, typ)).toBe(401);
+  });
+
+  it("takes the token the provider issues (typ at+jwt) with --auth-token-type at+jwt, and refuses JWT and no typ", async () => {
+    const issued = await issuer.token("jobs:read");
+    expect(JSON.parse(Buffer.from(issued.split(".")[0] ?? "", "base64url").toString()) as unknown).toMatchObject({ typ: "at+jwt" });
+    expect((await strict.app.inject({ method: "GET", url: "/v1/jobs", headers: { authorization: `Bearer ${issued}` } })).statusCode).toBe(200);
+    expect(await statusOf(strict, "application/AT+JWT")).toBe(200);
+    expect(await statusOf(strict, "JWT")).toBe(401);
+    expect(await statusOf(strict, undefined)).toBe(401);
+  });
+});
+
+describe("the 401's detail: the credentials accepted, by each configured way's header", () => {
+  it.each([
+    [{ bearer: true, apiKey: false, certificate: false }, "send a bearer token in the Authorization header"],
+    [{ bearer: false, apiKey: true, certificate: false }, "send an API key in the X-API-Key header"],
+    [{ bearer: false, apiKey: false, certificate: true }, "send a client certificate"],
+    [{ bearer: true, apiKey: true, certificate: false }, "send a bearer token in the Authorization header or an API key in the X-API-Key header"],
+    [{ bearer: false, apiKey: true, certificate: true }, "send an API key in the X-API-Key header or the client certificate alone"],
+    [{ bearer: true, apiKey: true, certificate: true }, "send a bearer token in the Authorization header, an API key in the X-API-Key header or the client certificate alone"],
+  ])("%o: %s", (accepted, send) => {
+    expect(unauthenticatedDetail(accepted)).toBe(`the request has no valid credentials; ${send}`);
   });
 });
 

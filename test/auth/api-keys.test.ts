@@ -1,5 +1,6 @@
 // The --api-keys file: read and checked at start, found by digest, re-read on demand (SIGHUP),
-// a bad file on re-read keeping the keys in force.
+// a bad file on re-read keeping the keys in force, and each entry the re-read removed or changed
+// revoked (its signal aborted), the ones it kept as they were not.
 import { createHash } from "node:crypto";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -66,5 +67,38 @@ describe("API keys", () => {
     await writeFile(file, "{ broken");
     expect(() => { keys.reload(); }).toThrow(/is not JSON/);
     expect(keys.find("new-key")?.name).toBe("new");
+  });
+
+  it("revokes on re-read each entry removed or changed (its key, its scopes), and none kept as it was nor one a bad file left", async () => {
+    const entry = (name: string, key: string, scopes: string[]) => ({ name, sha256: sha256(key), scopes });
+    await writeFile(file, JSON.stringify([
+      entry("kept", "k-kept", ["events:read"]),
+      entry("removed", "k-removed", ["events:read"]),
+      entry("rekeyed", "k-rekeyed", ["events:read"]),
+      entry("narrowed", "k-narrowed", ["events:read", "jobs:read"]),
+      entry("reordered", "k-reordered", ["events:read", "jobs:read"]),
+      entry("cert:agent", "unused", ["events:read"]),
+      entry("cert:gone", "unused", ["events:read"]),
+    ]));
+    const keys = new ApiKeys(file);
+    const signals = Object.fromEntries(["kept", "removed", "rekeyed", "narrowed", "reordered"].map((name) => [name, keys.find(`k-${name}`)?.revoked]));
+    const agent = keys.certificate("agent")?.revoked;
+    const gone = keys.certificate("gone")?.revoked;
+    await writeFile(file, JSON.stringify([
+      entry("kept", "k-kept", ["events:read"]),
+      entry("rekeyed", "k-rekeyed-2", ["events:read"]),
+      entry("narrowed", "k-narrowed", ["jobs:read"]),
+      entry("reordered", "k-reordered", ["jobs:read", "events:read"]),
+      entry("cert:agent", "unused", ["events:read"]),
+    ]));
+    keys.reload();
+    const aborted = Object.fromEntries(Object.entries(signals).map(([name, signal]) => [name, signal?.aborted]));
+    expect(aborted).toEqual({ kept: false, removed: true, rekeyed: true, narrowed: true, reordered: false });
+    expect([agent?.aborted, gone?.aborted]).toEqual([false, true]);
+    expect(keys.find("k-kept")?.revoked).toBe(signals.kept);
+    expect(keys.find("k-rekeyed-2")?.revoked.aborted).toBe(false);
+    await writeFile(file, "[");
+    expect(() => { keys.reload(); }).toThrow(/is not JSON/);
+    expect(keys.find("k-kept")?.revoked.aborted).toBe(false);
   });
 });

@@ -5,7 +5,8 @@
 // in the access log), without one it has no scope (403), and a key's entry of the same name
 // gives it nothing. The handshake itself refuses a connection without a certificate, one of
 // another CA (its CN matching an entry or not), and a certificate of the CA not made for
-// clients.
+// clients. A subject is written in RFC 4514's form, so that a CN of `odd,O=Admin` and a subject
+// of O=Admin and CN=odd are two principals (the built command, over real TLS).
 import { createHash } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import { request } from "node:https";
@@ -15,6 +16,7 @@ import { IN_MEMORY, startManager } from "norsk-reference-manager";
 import type { RunningManager } from "norsk-reference-manager";
 import { makeCertificates, makeClientCertificate } from "../helpers/certificates.js";
 import type { Certificates, Pem } from "../helpers/certificates.js";
+import { startCommand } from "../helpers/command.js";
 import { START, startMainGateway } from "../helpers/gateway.js";
 import type { MainGateway } from "../helpers/gateway.js";
 
@@ -36,11 +38,11 @@ interface Answer {
   readonly headers: Record<string, string | string[] | undefined>;
 }
 
-/** One request on a connection of its own, presenting `client` (or no certificate). */
-function call(client: Pem | undefined, method = "GET", path = "/v1/jobs", body?: object, headers: Record<string, string> = {}): Promise<Answer> {
+/** One request on a connection of its own to `base` (the gateway's URL), presenting `client` (or no certificate). */
+function call(client: Pem | undefined, method = "GET", path = "/v1/jobs", body?: object, headers: Record<string, string> = {}, base = gateway.url): Promise<Answer> {
   const identity = client === undefined ? {} : { cert: certs.read(client.cert), key: certs.read(client.key) };
   return new Promise((resolve, reject) => {
-    const req = request(`${gateway.url.replace("127.0.0.1", "localhost")}${path}`, {
+    const req = request(`${base.replace("127.0.0.1", "localhost")}${path}`, {
       method,
       ca: certs.read(certs.ca.cert),
       ...identity,
@@ -139,5 +141,27 @@ describe("client certificates on the HTTPS listener (--tls-client-ca)", () => {
     const principals = accessLines("/v1/jobs").map((line) => line.principal);
     expect(principals).not.toContain("CN=stranger");
     expect(principals.filter((p) => p === undefined)).toEqual([]);
+  });
+});
+
+describe("a subject whose CN looks like more than one RDN, through the built command", () => {
+  it("names a CN of `odd,O=Admin` CN=odd\\,O=Admin (let in by its cert:odd,O=Admin entry), and a subject of O=Admin and CN=odd CN=odd,O=Admin (no entry: 403)", async () => {
+    const oddCn = makeClientCertificate(certs, { commonName: "odd,O=Admin", signer: certs.ca, file: "odd-cn" });
+    const twoRdns = makeClientCertificate(certs, { subject: "/O=Admin/CN=odd", signer: certs.ca, file: "two-rdns" });
+    const keys = join(certs.dir, "odd-api-keys.json");
+    writeFileSync(keys, JSON.stringify([{ name: "cert:odd,O=Admin", sha256: "0".repeat(64), scopes: ["jobs:read"] }]));
+    const command = await startCommand(["--tls-cert", certs.server.cert, "--tls-key", certs.server.key, "--tls-client-ca", certs.ca.cert, "--api-keys", keys]);
+    try {
+      expect((await call(oddCn, "GET", "/v1/jobs", undefined, {}, command.url)).status).toBe(200);
+      expect((await call(twoRdns, "GET", "/v1/jobs", undefined, {}, command.url)).status).toBe(403);
+    } finally {
+      await command.stop();
+    }
+    const principals = command.lines
+      .filter((line) => line.startsWith("{"))
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+      .filter((line) => line.msg === "request" && line.route === "/v1/jobs")
+      .map((line) => [line.status, line.principal]);
+    expect(principals).toEqual([[200, "CN=odd\\,O=Admin"], [403, "CN=odd,O=Admin"]]);
   });
 });

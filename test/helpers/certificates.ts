@@ -35,10 +35,10 @@ function makeCa(dir: string, name: string): Pem {
   return pem;
 }
 
-function makeLeaf(dir: string, name: string, ca: Pem, extensions: string, commonName = name): Pem {
+function makeLeaf(dir: string, name: string, ca: Pem, extensions: string, subject = `/CN=${name}`): Pem {
   const pem = { cert: join(dir, `${name}.pem`), key: join(dir, `${name}.key`) };
   const csr = join(dir, `${name}.csr`);
-  openssl(dir, ["req", "-new", ...KEY, "-subj", `/CN=${commonName}`, "-keyout", pem.key, "-out", csr]);
+  openssl(dir, ["req", "-new", ...KEY, "-utf8", "-multivalue-rdn", "-subj", subject, "-keyout", pem.key, "-out", csr]);
   const ext = join(dir, `${name}.ext`);
   writeFileSync(ext, `${extensions}\n`);
   openssl(dir, ["x509", "-req", "-in", csr, "-CA", ca.cert, "-CAkey", ca.key, "-CAcreateserial", "-days", "2", "-extfile", ext, "-out", pem.cert]);
@@ -65,8 +65,14 @@ export function makeCertificates(serverNames: readonly string[]): Certificates {
 }
 
 export interface ClientCertificateOptions {
-  /** The subject's CN. */
-  readonly commonName: string;
+  /** The subject's CN: the subject is /CN=<commonName>, unless `subject` is given. */
+  readonly commonName?: string;
+  /**
+   * The whole subject as openssl's -subj takes it: RDNs each after a `/`, the first written
+   * first, `+` between the attributes of one RDN (`\+` for a plus sign, `\/` for a slash).
+   * Default: /CN=<commonName>.
+   */
+  readonly subject?: string;
   /** The CA that signs it: `certs.ca`, `certs.otherCa`. */
   readonly signer: Pem;
   /** The files' name in `certs.dir`, unique among the certificates made there. */
@@ -75,5 +81,5 @@ export interface ClientCertificateOptions {
 
 /** One more client certificate (extendedKeyUsage clientAuth), in `certs.dir`. */
 export function makeClientCertificate(certs: Certificates, options: ClientCertificateOptions): Pem {
-  return makeLeaf(certs.dir, options.file, options.signer, "extendedKeyUsage=clientAuth", options.commonName);
+  return makeLeaf(certs.dir, options.file, options.signer, "extendedKeyUsage=clientAuth", options.subject ?? `/CN=${options.commonName ?? options.file}`);
 }

@@ -1,7 +1,9 @@
 // A real OpenID provider (npm oidc-provider, a certified implementation) on loopback, issuing
 // RFC 9068 JWT access tokens by client credentials for one resource (the gateway's audience),
 // with signing keys the test may rotate or take down while a gateway relies on it. The test
-// keeps the private keys, to forge tokens the provider would never issue.
+// keeps the private keys, to forge tokens the provider would never issue. Every request it
+// receives is counted (`requests`), and it can be made to answer every request with an error
+// status instead (`failWith`), as an issuer whose discovery fails does.
 import { createServer } from "node:http";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -41,6 +43,10 @@ export interface Issuer {
   token(scope: string): Promise<string>;
   /** Serves again on the same port with `keys` (the first signs; the others stay published). */
   rotate(keys: readonly SigningKey[]): Promise<void>;
+  /** The path (and query) of every request the issuer received, in order, a failed one included. */
+  readonly requests: readonly string[];
+  /** From now on answers every request with `status` (a 500: an issuer whose discovery fails); undefined: serves again. */
+  failWith(status: number | undefined): void;
   /** Stops answering (the port is closed); start() answers again with the same keys. */
   stop(): Promise<void>;
   start(): Promise<void>;
@@ -58,9 +64,18 @@ export async function startIssuer(initial: readonly SigningKey[], { accessTokenT
   await listen(server, 0);
   const port = (server.address() as AddressInfo).port;
   const url = `http://127.0.0.1:${String(port)}`;
+  const requests: string[] = [];
+  let failing: number | undefined;
   const serve = (): void => {
     const handle = providerOf(url, keys, accessTokenTtlS).callback();
-    server.on("request", (request, response) => { void handle(request, response); });
+    server.on("request", (request, response) => {
+      requests.push(request.url ?? "");
+      if (failing === undefined) {
+        void handle(request, response);
+        return;
+      }
+      response.writeHead(failing, { "content-type": "text/plain" }).end("the issuer is failing");
+    });
   };
   serve();
   const stop = () => close(server);
@@ -71,6 +86,10 @@ export async function startIssuer(initial: readonly SigningKey[], { accessTokenT
   };
   return {
     url,
+    requests,
+    failWith: (status) => {
+      failing = status;
+    },
     get current() {
       const [first] = keys;
       if (first === undefined) throw new Error("no keys");

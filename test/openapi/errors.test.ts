@@ -18,7 +18,7 @@ const DESCRIPTIONS: readonly [number, string][] = [
   [415, "the request's Content-Type is not one this operation accepts"],
   [500, "the gateway or the Manager failed; the detail says nothing about internals, the request id finds it in the log"],
   [502, "the Manager sent an answer the gateway cannot use (larger than --max-message-size, undecodable, or holding data JSON cannot carry); the request id finds the cause in the log"],
-  [401, 'the request has no valid credentials (a bearer token, an API key or a client certificate); WWW-Authenticate says error="invalid_token"'],
+  [401, 'the request has no valid credentials (a bearer token, an API key or a client certificate; the detail names those the gateway accepts); WWW-Authenticate says error="invalid_token"'],
   [403, "the credentials do not carry the operation's scope (WWW-Authenticate names it), or a cross-site request was refused"],
   [503, "the Manager cannot be reached (UNAVAILABLE), or the gateway is overloaded or shutting down and refuses new requests, or the token issuer's keys cannot be fetched; try again after the Retry-After delay"],
   [504, "the Manager did not answer in time: within the request timeout (of a list, its first result), or before the Grpc-Timeout"],
