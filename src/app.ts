@@ -57,11 +57,15 @@ import type { Tracing } from "./telemetry/tracing.js";
 import { METRICS_PATH } from "./telemetry/metrics-route.js";
 import { SAMPLE_INTERVAL_MS, registerLoadShedding } from "./server/load-shedding.js";
 import type { ShedReason } from "./server/load-shedding.js";
-import { parseRate, registerRateLimit } from "./server/rate-limit.js";
+import { localCounter, parseRate, registerRateLimit } from "./server/rate-limit.js";
+import type { Counter } from "./server/rate-limit-store.js";
+import { RateLimitStore, redactedStoreUrl } from "./server/rate-limit-store.js";
+import { refusalLimit } from "./server/refusal-limit.js";
+import type { RefusalLimit } from "./server/refusal-limit.js";
 import { trustProxyOption } from "./server/trust-proxy.js";
 import { configOf } from "./config.js";
 import { ManagerState } from "./telemetry/manager-state.js";
-import { registerAccess } from "./auth/access.js";
+import { authenticates, isProtected, registerAccess } from "./auth/access.js";
 import type { AccessHooks, AccessOptions } from "./auth/access.js";
 import { registerAudit } from "./telemetry/audit-log.js";
 import type { AuditLog } from "./telemetry/audit-log.js";
@@ -95,6 +99,8 @@ export const APP_SETTINGS = [
   "shedRetryAfterS",
   "rateLimit",
   "rateLimitKey",
+  "rateLimitStore",
+  "authRefusalLimit",
   "trustProxy",
 ] as const satisfies readonly (keyof Config)[];
 
@@ -148,6 +154,8 @@ export interface AppOptions extends Partial<AppSettings> {
   readonly access?: AccessOptions;
   /** Where each change and refusal is written before it is answered (src/telemetry/audit-log.ts). Default: none. */
   readonly audit?: AuditLog;
+  /** The password of rateLimitStore, when its URL has none (the command reads --rate-limit-store-password-file). Default: the URL's, or none. */
+  readonly rateLimitStorePassword?: string;
 }
 
 export interface ListenerTls {
@@ -187,14 +195,17 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await registerLoadShedding(app, shedding, EXEMPT);
   const managerState = options.managerState ?? new ManagerState();
   addGuardsAndErrorHandlers(app, settings, { managerState, methods });
+  const store = await openStore(app, settings, options);
+  const accessOptions = { ...options.access, clientCertificates: options.tls?.clientCa !== undefined };
+  const refusals = refusalLimitOf(settings, accessOptions, store ?? localCounter(), metrics);
   // Before the routes (whose declarations it checks) and their rate limit.
-  const access = registerAccess(app, { ...options.access, clientCertificates: options.tls?.clientCa !== undefined, onKeysUnavailable: () => metrics?.authKeysUnavailable.inc() });
-  addAccessAndCrossSite(app, settings, access);
+  const access = registerAccess(app, { ...accessOptions, onKeysUnavailable: () => metrics?.authKeysUnavailable.inc(), onRefused: refusals?.refused });
+  addAccessAndCrossSite(app, settings, access, refusals);
   // Before compression's onSend hook: a change's answer may become the audit's 500.
   if (options.audit !== undefined) registerAudit(app, options.audit);
   // Before the routes: it hooks each route as it is added.
   if (settings.rateLimit !== undefined) {
-    const rate = { ...parseRate(settings.rateLimit), key: settings.rateLimitKey, onLimited: () => metrics?.requestsRateLimited.inc() };
+    const rate = { ...parseRate(settings.rateLimit), key: settings.rateLimitKey, onLimited: () => metrics?.requestsRateLimited.inc(), store };
     await registerRateLimit(app, rate, EXEMPT);
   }
   // After the cross-site guard, which refuses a preflight from an origin not allowed.
@@ -204,6 +215,35 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await registerCompression(app);
   await addRoutes(app, options, settings, managerState);
   return app;
+}
+
+/**
+ * The shared store of the rate limits' counts (--rate-limit-store), connected (or found
+ * unreachable) before the app serves, and closed with it; none when not configured.
+ */
+async function openStore(app: GatewayApp, settings: AppSettings, options: AppOptions): Promise<RateLimitStore | undefined> {
+  if (settings.rateLimitStore === undefined) return undefined;
+  const { metrics } = options;
+  const label = { store: redactedStoreUrl(settings.rateLimitStore) };
+  const store = new RateLimitStore({
+    url: settings.rateLimitStore,
+    password: options.rateLimitStorePassword,
+    log: app.log,
+    onState: (up) => metrics?.rateLimitStoreUp.set(label, up ? 1 : 0),
+    onUncounted: () => metrics?.rateLimitUncounted.inc(),
+  });
+  app.addHook("onClose", (_instance, done) => {
+    store.close();
+    done();
+  });
+  await store.connected();
+  return store;
+}
+
+/** The allowance of 401s per address (--auth-refusal-limit), where credentials are checked at all. */
+function refusalLimitOf(settings: AppSettings, access: AccessOptions, counter: Counter, metrics: GatewayMetrics | undefined): RefusalLimit | undefined {
+  if (settings.authRefusalLimit === "off" || !authenticates(access)) return undefined;
+  return refusalLimit({ ...parseRate(settings.authRefusalLimit), counter, onLimited: () => metrics?.authRefusalsLimited.inc() }, isProtected);
 }
 
 /** The settings among `options`, each one not given at its default; throws the command's ConfigError. */
@@ -324,12 +364,14 @@ interface GuardContext {
  * credentials is then a 401 (or without the scope a 403), before the Origin and Content-Type
  * checks (src/server/cross-site.ts). Nothing is read of the body before all of them.
  */
-function addAccessAndCrossSite(app: GatewayApp, settings: AppSettings, access: AccessHooks): void {
+function addAccessAndCrossSite(app: GatewayApp, settings: AppSettings, access: AccessHooks, refusals: RefusalLimit | undefined): void {
   const guard = crossSiteGuard({
     allowedHosts: settings.allowedHosts ?? defaultAllowedHosts(settings.host),
     allowedOrigins: settings.allowedOrigins,
     corsOrigins: settings.corsOrigins,
   });
+  // An address past its allowance of 401s is refused before its credentials cost anything.
+  if (refusals !== undefined) app.addHook("onRequest", refusals.guard);
   app.addHook("onRequest", access.identify);
   app.addHook("onRequest", guard.misdirected);
   app.addHook("onRequest", access.enforce);

@@ -9,6 +9,7 @@ import type { Static, TSchema } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import { HOST_PATTERN, ORIGIN_PATTERN, isLoopback } from "./server/cross-site.js";
 import { RATE_PATTERN } from "./server/rate-limit.js";
+import { STORE_URL_PATTERN, redactedStoreUrl, urlHasPassword } from "./server/rate-limit-store.js";
 import { TRUSTED_PROXY_PATTERN, trustedProxyProblem } from "./server/trust-proxy.js";
 import { DEFAULT_MAX_MESSAGE_SIZE_BYTES } from "norsk-manager-contract/grpc/manager-connection.js";
 
@@ -118,6 +119,27 @@ export const ConfigSchema = Type.Object(
       default: "address",
       flag: "rate-limit-key", env: "RATE_LIMIT_KEY",
       description: "what a client of --rate-limit is: its address, its Authorization header, or its authenticated principal (each: its address without one)",
+    }),
+    // In this process unless given: one store is one more thing to run, and a single replica
+    // needs none (src/server/rate-limit-store.ts).
+    rateLimitStore: Type.Optional(
+      Type.String({
+        pattern: STORE_URL_PATTERN,
+        flag: "rate-limit-store", env: "RATE_LIMIT_STORE",
+        description: "Redis (redis://[user:password@]host:port[/db], rediss:// for TLS) where every replica counts --rate-limit and --auth-refusal-limit; served uncounted while it cannot answer; unset: each process counts its own",
+      }),
+    ),
+    rateLimitStorePasswordFile: Type.Optional(
+      Type.String({ minLength: 1, flag: "rate-limit-store-password-file", env: "RATE_LIMIT_STORE_PASSWORD_FILE", description: "file holding the password of --rate-limit-store (its first line), instead of one in the URL" }),
+    ),
+    // On by default wherever credentials are checked: without it a client may guess keys as
+    // fast as the gateway answers. Ample for a client that gets its credentials wrong now and
+    // then; an address of many clients (a NAT) shares it.
+    authRefusalLimit: Type.String({
+      pattern: `^off$|${RATE_PATTERN}`,
+      default: "30/m",
+      flag: "auth-refusal-limit", env: "AUTH_REFUSAL_LIMIT",
+      description: "401s each address may get per window (as --rate-limit's form); past it, its requests to protected routes are a 429 before their credentials are checked; off: no limit",
     }),
     // Off by default: X-Forwarded-For is whatever the client wrote, unless a proxy known to
     // replace it sent the request (src/server/trust-proxy.ts).
@@ -341,7 +363,8 @@ export function configOf(settings: Readonly<Record<string, unknown>>): Config {
     // A list's item is reported at /key/index.
     const setting = SETTINGS.find((s) => first.path === `/${s.key}` || first.path.startsWith(`/${s.key}/`));
     const name = setting === undefined ? first.path : settingName(setting.key);
-    throw new ConfigError(`${name}: ${first.message} (got ${JSON.stringify(first.value)})`);
+    const shown = setting?.key === "rateLimitStore" ? redactedStoreUrl(String(first.value)) : JSON.stringify(first.value);
+    throw new ConfigError(`${name}: ${first.message} (got ${shown})`);
   }
   checkRelations(config as Config);
   return config as Config;
@@ -372,6 +395,10 @@ function checkRelations(config: Config): void {
   for (const [index, entry] of config.trustProxy.entries()) {
     const problem = trustedProxyProblem(entry);
     if (problem !== undefined) throw new ConfigError(`${settingName("trustProxy")}: ${JSON.stringify(entry)} (item ${String(index)}) ${problem}`);
+  }
+  needs(config, "rateLimitStorePasswordFile", "rateLimitStore");
+  if (config.rateLimitStorePasswordFile !== undefined && config.rateLimitStore !== undefined && urlHasPassword(config.rateLimitStore)) {
+    throw new ConfigError(`${settingName("rateLimitStorePasswordFile")}: ${settingName("rateLimitStore")} has a password already; give it in one place`);
   }
   together(config, "authIssuer", "authAudience");
   needs(config, "authJwksUrl", "authIssuer");

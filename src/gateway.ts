@@ -26,6 +26,7 @@ import { listenMetrics } from "./telemetry/metrics-route.js";
 import type { MetricsListener } from "./telemetry/metrics-route.js";
 import type { Tracing } from "./telemetry/tracing.js";
 import { AuditLog } from "./telemetry/audit-log.js";
+import { readFileSync } from "node:fs";
 
 export interface Gateway {
   readonly app: FastifyInstance;
@@ -57,6 +58,7 @@ export async function startGateway(config: Config, logger: AppOptions["logger"] 
   const listenerTls = readListenerTls(config);
   const access = accessOf(config);
   const audit = auditLogOf(config);
+  const storePassword = storePasswordOf(config);
   const embedded = config.manager === undefined ? await startEmbeddedManager(config.dataDir) : undefined;
   const address = config.manager ?? embedded?.address ?? "";
   const metrics = new GatewayMetrics({ build: buildInfo() });
@@ -71,7 +73,7 @@ export async function startGateway(config: Config, logger: AppOptions["logger"] 
   try {
     const served = { metrics, metricsRoute: config.metricsPort === undefined, tracing, ...(listenerTls === undefined ? {} : { tls: listenerTls }) };
     const managerState = new ManagerState({ manager: managerLabel });
-    const app = await buildApp({ ...config, connection, logger, managerState, ...served, access: access.options, ...(audit === undefined ? {} : { audit }) });
+    const app = await buildApp({ ...config, connection, logger, managerState, ...served, access: access.options, ...(audit === undefined ? {} : { audit }), ...(storePassword === undefined ? {} : { rateLimitStorePassword: storePassword }) });
     access.watch(app.log);
     const shutdown = gracefulClose(app);
     let url = "";
@@ -126,6 +128,21 @@ function auditLogOf(config: Config): AuditLog | undefined {
     const reason = error instanceof Error && "code" in error ? String(error.code) : String(error);
     throw new ConfigError(`${settingName("auditLog")}: cannot open ${config.auditLog} for appending (${reason})`);
   }
+}
+
+/** The first line of --rate-limit-store-password-file; a file that cannot be read is a ConfigError (which never quotes it). */
+function storePasswordOf(config: Config): string | undefined {
+  if (config.rateLimitStorePasswordFile === undefined) return undefined;
+  let text: string;
+  try {
+    text = readFileSync(config.rateLimitStorePasswordFile, "utf8");
+  } catch (error) {
+    const reason = error instanceof Error && "code" in error ? String(error.code) : "unreadable";
+    throw new ConfigError(`${settingName("rateLimitStorePasswordFile")}: cannot read ${config.rateLimitStorePasswordFile} (${reason})`);
+  }
+  const password = text.split(/\r?\n/, 1)[0] ?? "";
+  if (password === "") throw new ConfigError(`${settingName("rateLimitStorePasswordFile")}: ${config.rateLimitStorePasswordFile} holds no password on its first line`);
+  return password;
 }
 
 interface ConfiguredAccess {

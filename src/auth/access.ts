@@ -41,6 +41,8 @@ export interface AccessOptions {
   readonly clientCertificates?: boolean | undefined;
   /** Told of each request answered 503 because the issuer's keys could not be fetched. */
   readonly onKeysUnavailable?: (() => void) | undefined;
+  /** Told of each request refused 401, which is answered once this settles (src/server/refusal-limit.ts counts it). Default: none. */
+  readonly onRefused?: ((request: FastifyRequest) => Promise<void>) | undefined;
 }
 
 /** The two hooks of registerAccess, for the app to run in this order with its Host check between them. */
@@ -158,7 +160,14 @@ function enforceHook(options: AccessOptions, keysLog: KeysLog, failures: WeakMap
       answerKeysUnavailable(request, reply, failure, keysLog);
       return;
     }
-    done(queryToken ?? credentialsRefusal(request, reply, failure, detail) ?? scopeRefusal(request, reply, access));
+    const refusal = queryToken ?? credentialsRefusal(request, reply, failure, detail);
+    const { onRefused } = options;
+    if (queryToken === undefined && refusal !== undefined && onRefused !== undefined) {
+      const answer = (): void => { done(refusal); };
+      void onRefused(request).then(answer, answer);
+      return;
+    }
+    done(refusal ?? scopeRefusal(request, reply, access));
   };
 }
 
@@ -204,6 +213,11 @@ function answerKeysUnavailable(request: FastifyRequest, reply: FastifyReply, fai
   keysLog.down(failure.message);
   request.log.debug({ reason: failure.message }, "bearer token not verified: the issuer's keys cannot be fetched");
   void reply.code(503).type(PROBLEM_CONTENT_TYPE).send(toProblem(problem("AUTH_KEYS_UNAVAILABLE", failure.message), request));
+}
+
+/** Whether the request's route is protected: its credentials are checked. */
+export function isProtected(request: FastifyRequest): boolean {
+  return requiredScope(request) !== undefined;
 }
 
 /** The scope the request's route requires; undefined for an open route, and for no route (a 404: nothing to protect). */

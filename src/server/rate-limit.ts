@@ -1,6 +1,7 @@
 // Per-client rate limits (--rate-limit), by @fastify/rate-limit: each client may make `max`
 // requests in a window of `windowMs`, counted from its first request in the window (a fixed
-// window per client, in this process's memory); one more is a 429 problem with Retry-After
+// window per client, in this process's memory, or with `store` in the one every replica shares:
+// src/server/rate-limit-store.ts); one more is a 429 problem with Retry-After
 // and the RateLimit-Limit, -Remaining and -Reset headers of the IETF draft (also on the
 // requests allowed). A client is its address (behind a proxy of --trust-proxy, the one that
 // proxy forwarded: src/server/trust-proxy.ts), or, with `key: "authorization"`, its
@@ -9,8 +10,10 @@
 // metrics) are never counted nor refused.
 import { createHash } from "node:crypto";
 import rateLimit from "@fastify/rate-limit";
+import type { FastifyRateLimitStore, FastifyRateLimitStoreCtor } from "@fastify/rate-limit";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { problem } from "../http/problem.js";
+import type { Count, Counter } from "./rate-limit-store.js";
 
 /** What identifies a client: its address, its Authorization header, or its authenticated principal. */
 export type RateLimitKey = "address" | "authorization" | "principal";
@@ -26,6 +29,11 @@ export interface RateLimitOptions {
   readonly key?: RateLimitKey;
   /** Told of each request refused. */
   readonly onLimited?: () => void;
+  /**
+   * Where the counts are kept (src/server/rate-limit-store.ts); a request it cannot count is
+   * served. Default: this process's memory, for the CLIENTS most recent clients.
+   */
+  readonly store?: Counter | undefined;
 }
 
 /** `--rate-limit`'s form: requests, a slash, and a window: `100/s`, `6000/m`, `50/10s`, `1000/h`. */
@@ -48,7 +56,7 @@ export const RATE_LIMIT_HEADERS: readonly string[] = ["RateLimit-Limit", "RateLi
  * Clients counted at once; one more evicts the least recent (which then starts afresh). As many
  * as the default connection cap, so that evictions need that many clients in one window.
  */
-const CLIENTS = 10_000;
+export const CLIENTS = 10_000;
 
 /**
  * Limits every route of `app` registered after this call, except those whose template is one
@@ -62,6 +70,7 @@ export async function registerRateLimit(app: FastifyInstance, options: RateLimit
     max: options.max,
     timeWindow: options.windowMs,
     cache: CLIENTS,
+    ...(options.store === undefined ? {} : { store: pluginStore(options.store), skipOnError: true }),
     enableDraftSpec: true,
     keyGenerator: keyOf,
     allowList: (request) => exempt.has(request.routeOptions.url ?? ""),
@@ -69,6 +78,45 @@ export async function registerRateLimit(app: FastifyInstance, options: RateLimit
     errorResponseBuilder: (_request, context) =>
       problem("TOO_MANY_REQUESTS", `more than ${String(context.max)} requests in ${describeWindow(options.windowMs)}; try again in ${String(Math.ceil(context.ttl / 1_000))} s`),
   });
+}
+
+/** Why a request was not counted: the plugin, told skipOnError, then serves it. */
+const UNCOUNTED = new Error("the rate-limit store did not count the request");
+
+/** `counter` as @fastify/rate-limit's store. */
+function pluginStore(counter: Counter): FastifyRateLimitStoreCtor {
+  return class implements FastifyRateLimitStore {
+    incr(key: string, callback: (error: Error | null, result?: Count) => void, windowMs: number, max: number): void {
+      void counter.count(key, windowMs, max).then((count) => {
+        if (count === undefined) callback(UNCOUNTED);
+        else callback(null, count);
+      });
+    }
+
+    child(): FastifyRateLimitStore {
+      return this;
+    }
+  };
+}
+
+/**
+ * Counts in this process's memory, for the `clients` most recent clients: a Map in order of
+ * each key's last count, whose first key is evicted for one more (and starts afresh).
+ */
+export function localCounter(clients: number = CLIENTS): Counter {
+  const windows = new Map<string, { current: number; startMs: number }>();
+  return {
+    count: (key, windowMs) => {
+      const now = Date.now();
+      const found = windows.get(key);
+      windows.delete(key);
+      const window = found === undefined || found.startMs + windowMs <= now ? { current: 0, startMs: now } : found;
+      window.current += 1;
+      windows.set(key, window);
+      if (windows.size > clients) windows.delete(windows.keys().next().value ?? key);
+      return Promise.resolve({ current: window.current, ttl: window.startMs + windowMs - now });
+    },
+  };
 }
 
 function addressKey(request: FastifyRequest): string {
@@ -97,7 +145,7 @@ function principalKey(request: FastifyRequest): string {
   return `principal ${principal.kind} ${principal.id}`;
 }
 
-function describeWindow(ms: number): string {
+export function describeWindow(ms: number): string {
   if (ms % 3_600_000 === 0) return ms === 3_600_000 ? "an hour" : `${String(ms / 3_600_000)} hours`;
   if (ms % 60_000 === 0) return ms === 60_000 ? "a minute" : `${String(ms / 60_000)} minutes`;
   return ms === 1_000 ? "a second" : `${String(ms / 1_000)} seconds`;

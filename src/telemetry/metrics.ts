@@ -117,6 +117,24 @@ export class GatewayMetrics {
     help: "Requests refused with 429 because their client had made --rate-limit requests in its window",
     registers: [this.registry],
   });
+  readonly rateLimitStoreUp = new Gauge({
+    name: "gateway_rate_limit_store_up",
+    help: "1 while the --rate-limit-store answers, 0 while it cannot be reached (its requests are then served uncounted); labelled with its URL, without credentials",
+    labelNames: ["store"] as const,
+    // With --workers: up when every worker reaches it.
+    aggregator: "min",
+    registers: [this.registry],
+  });
+  readonly rateLimitUncounted = new Counter({
+    name: "gateway_rate_limit_uncounted_total",
+    help: "Requests served without --rate-limit or --auth-refusal-limit counting them, because the --rate-limit-store could not answer in time",
+    registers: [this.registry],
+  });
+  readonly authRefusalsLimited = new Counter({
+    name: "gateway_auth_refusals_limited_total",
+    help: "Requests refused with 429 before their credentials were checked, because their address had had --auth-refusal-limit 401s in its window",
+    registers: [this.registry],
+  });
   readonly managerReady = new Gauge({
     name: "gateway_manager_ready",
     help: "1 when the last readiness check (each /readyz, at start-up, after the channel reconnects) found the Manager SERVING; 0 after a failed one and while the channel has lost its connection",
