@@ -36,6 +36,7 @@ describe("loadConfig", () => {
       shedRssBytes: 0,
       shedRetryAfterS: 5,
       rateLimitKey: "address",
+      authRefusalLimit: "30/m",
       trustProxy: [],
       workers: "1",
       authClockSkewS: 30,

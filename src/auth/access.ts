@@ -41,8 +41,11 @@ export interface AccessOptions {
   readonly clientCertificates?: boolean | undefined;
   /** Told of each request answered 503 because the issuer's keys could not be fetched. */
   readonly onKeysUnavailable?: (() => void) | undefined;
-  /** Told of each request refused 401, which is answered once this settles (src/server/refusal-limit.ts counts it). Default: none. */
-  readonly onRefused?: ((request: FastifyRequest) => Promise<void>) | undefined;
+  /**
+   * Told of each request refused 401, which is answered once this settles: with the error it
+   * resolves with instead, if any (src/server/refusal-limit.ts: a 429 past the allowance). Default: none.
+   */
+  readonly onRefused?: ((request: FastifyRequest, reply: FastifyReply) => Promise<Error | undefined>) | undefined;
 }
 
 /** The two hooks of registerAccess, for the app to run in this order with its Host check between them. */
@@ -163,8 +166,7 @@ function enforceHook(options: AccessOptions, keysLog: KeysLog, failures: WeakMap
     const refusal = queryToken ?? credentialsRefusal(request, reply, failure, detail);
     const { onRefused } = options;
     if (queryToken === undefined && refusal !== undefined && onRefused !== undefined) {
-      const answer = (): void => { done(refusal); };
-      void onRefused(request).then(answer, answer);
+      onRefused(request, reply).then((instead) => { done(instead ?? refusal); }, () => { done(refusal); });
       return;
     }
     done(refusal ?? scopeRefusal(request, reply, access));

@@ -25,7 +25,8 @@ beforeAll(async () => {
   issuer = await startIssuer([await signingKey("outage-1")]);
   token = await issuer.token("jobs:read");
   issuer.failWith(500);
-  gateway = await startCommand(["--auth-issuer", issuer.url, "--auth-audience", AUDIENCE, "--log-level", "info"]);
+  // Its 30 refused requests are the reproduction, not guessing to be cut short (--auth-refusal-limit).
+  gateway = await startCommand(["--auth-issuer", issuer.url, "--auth-audience", AUDIENCE, "--log-level", "info", "--auth-refusal-limit", "off"]);
 }, 30_000);
 
 afterAll(async () => {
