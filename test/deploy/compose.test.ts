@@ -83,9 +83,18 @@ describe("deploy/compose.yaml", () => {
   });
 
   it("builds each service from a target of the Dockerfile at the repository's root", () => {
-    expect(Object.keys(COMPOSE.services).sort()).toEqual(["gateway", "reference-manager"]);
+    expect(Object.keys(COMPOSE.services).sort()).toEqual(["gateway", "rate-limit-store", "reference-manager"]);
     expect(GATEWAY.build).toEqual({ context: "..", dockerfile: "Dockerfile", target: "gateway" });
     expect(MANAGER.build).toEqual({ context: "..", dockerfile: "Dockerfile", target: "reference-manager" });
+  });
+
+  it("offers the shared rate limit's store as an optional service, unpublished, saving nothing, which the gateway's commented setting names", () => {
+    const store = COMPOSE.services["rate-limit-store"] as Record<string, unknown>;
+    expect(store.profiles).toEqual(["shared-limit"]);
+    expect(store.ports).toBeUndefined();
+    expect(store.expose).toEqual(["6379"]);
+    expect(store.command).toEqual(["redis-server", "--save", "", "--appendonly", "no"]);
+    expect(TEXT).toContain("# RATE_LIMIT_STORE: redis://rate-limit-store:6379");
   });
 
   it("points the gateway at the Manager's service and port, once the Manager is healthy", () => {
