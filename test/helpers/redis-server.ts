@@ -14,6 +14,8 @@ export interface RedisUnderTest {
   /** redis://127.0.0.1:PORT, without the password. */
   readonly url: string;
   readonly port: number;
+  /** The server's process id (of the one running now). */
+  pid(): number;
   /** Kills the server at once (SIGKILL, as a crash): nothing is saved. */
   kill(): Promise<void>;
   /** Starts it again on the same port, empty. */
@@ -42,6 +44,7 @@ export async function startRedis(options: RedisOptions = {}): Promise<RedisUnder
   return {
     url: `redis://127.0.0.1:${String(port)}`,
     port,
+    pid: () => child.pid ?? 0,
     kill: () => killed(child),
     restart: async () => {
       child = await spawnRedis(args);
