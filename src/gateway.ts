@@ -58,7 +58,6 @@ export async function startGateway(config: Config, logger: AppOptions["logger"] 
   const listenerTls = readListenerTls(config);
   const access = accessOf(config);
   const audit = auditLogOf(config);
-  const storePassword = storePasswordOf(config);
   const embedded = config.manager === undefined ? await startEmbeddedManager(config.dataDir) : undefined;
   const address = config.manager ?? embedded?.address ?? "";
   const metrics = new GatewayMetrics({ build: buildInfo() });
@@ -73,7 +72,7 @@ export async function startGateway(config: Config, logger: AppOptions["logger"] 
   try {
     const served = { metrics, metricsRoute: config.metricsPort === undefined, tracing, ...(listenerTls === undefined ? {} : { tls: listenerTls }) };
     const managerState = new ManagerState({ manager: managerLabel });
-    const app = await buildApp({ ...config, connection, logger, managerState, ...served, access: access.options, ...(audit === undefined ? {} : { audit }), ...(storePassword === undefined ? {} : { rateLimitStorePassword: storePassword }) });
+    const app = await buildApp({ ...config, connection, logger, managerState, ...served, access: access.options, ...(audit === undefined ? {} : { audit }), ...storePasswordOf(config) });
     access.watch(app.log);
     const shutdown = gracefulClose(app);
     let url = "";
@@ -131,8 +130,8 @@ function auditLogOf(config: Config): AuditLog | undefined {
 }
 
 /** The first line of --rate-limit-store-password-file; a file that cannot be read is a ConfigError (which never quotes it). */
-function storePasswordOf(config: Config): string | undefined {
-  if (config.rateLimitStorePasswordFile === undefined) return undefined;
+function storePasswordOf(config: Config): { readonly rateLimitStorePassword?: string } {
+  if (config.rateLimitStorePasswordFile === undefined) return {};
   let text: string;
   try {
     text = readFileSync(config.rateLimitStorePasswordFile, "utf8");
@@ -142,7 +141,7 @@ function storePasswordOf(config: Config): string | undefined {
   }
   const password = text.split(/\r?\n/, 1)[0] ?? "";
   if (password === "") throw new ConfigError(`${settingName("rateLimitStorePasswordFile")}: ${config.rateLimitStorePasswordFile} holds no password on its first line`);
-  return password;
+  return { rateLimitStorePassword: password };
 }
 
 interface ConfiguredAccess {

@@ -131,7 +131,10 @@ export class RateLimitStore implements Counter {
   }
 
   count(key: string, windowMs: number, max: number): Promise<Count | undefined> {
-    if (this.#up === false && (this.#probing || Date.now() < this.#skipUntil)) return Promise.resolve(this.#uncounted());
+    if (this.#up === false && (this.#probing || Date.now() < this.#skipUntil)) {
+      this.#uncounted();
+      return Promise.resolve(undefined);
+    }
     const probe = this.#up === false;
     if (probe) this.#probing = true;
     return new Promise((resolve) => {
@@ -139,7 +142,8 @@ export class RateLimitStore implements Counter {
         if (probe) this.#probing = false;
         if (error !== null || result === null) {
           this.#down(error?.message ?? "no count");
-          resolve(this.#uncounted());
+          this.#uncounted();
+          resolve(undefined);
           return;
         }
         this.#answered();
@@ -172,9 +176,8 @@ export class RateLimitStore implements Counter {
     this.#redis.disconnect();
   }
 
-  #uncounted(): undefined {
+  #uncounted(): void {
     this.#options.onUncounted?.();
-    return undefined;
   }
 
   #answered(): void {

@@ -31,7 +31,7 @@ export interface RefusalLimit {
    * Counts one 401 of the request's address; resolves, once counted (or found uncountable),
    * with the 429 to answer instead when the address is past its allowance.
    */
-  refused(request: FastifyRequest, reply: FastifyReply): Promise<Error | undefined>;
+  readonly refused: (request: FastifyRequest, reply: FastifyReply) => Promise<Error | undefined>;
 }
 
 /** The refusal limit; `isProtected` tells the requests whose credentials are checked. */

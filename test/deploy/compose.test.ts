@@ -89,7 +89,7 @@ describe("deploy/compose.yaml", () => {
   });
 
   it("offers the shared rate limit's store as an optional service, unpublished, saving nothing, which the gateway's commented setting names", () => {
-    const store = COMPOSE.services["rate-limit-store"] as Record<string, unknown>;
+    const store = COMPOSE.services["rate-limit-store"] as unknown as Record<string, unknown>;
     expect(store.profiles).toEqual(["shared-limit"]);
     expect(store.ports).toBeUndefined();
     expect(store.expose).toEqual(["6379"]);
