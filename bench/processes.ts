@@ -117,3 +117,21 @@ export async function startPeer(binary: string, backend: string): Promise<Child>
   const child = await startChild(["-listen", `127.0.0.1:${port}`, "-backend", backend], /listening on (\S+) ->/, binary);
   return { ...child, address: `http://${child.address}` };
 }
+
+/**
+ * Samples of each of `count` gateways, taken in turn in `rounds` rounds after a warm-up round
+ * (not kept), in alternating order, so that the machine's drift falls on all of them alike.
+ */
+export async function sampleInRounds<S>(count: number, rounds: number, measure: (index: number) => Promise<S>): Promise<S[][]> {
+  const samples: S[][] = Array.from({ length: count }, () => []);
+  for (let round = 0; round <= rounds; round++) {
+    // Alternating order: none of them always runs first, or always after the same one.
+    const order = [...Array.from({ length: count }, (_, index) => index)];
+    if (round % 2 === 1) order.reverse();
+    for (const index of order) {
+      const sample = await measure(index);
+      if (round > 0) samples[index]?.push(sample);
+    }
+  }
+  return samples;
+}

@@ -15,7 +15,7 @@ import autocannon from "autocannon";
 import { connectManager } from "norsk-manager-contract/grpc/manager-connection.js";
 import { jobFromJson } from "../src/json/index.js";
 import { startRedis } from "../test/helpers/redis-server.js";
-import { cpuSeconds, startGatewayProcess, startManagerProcess } from "./processes.js";
+import { cpuSeconds, sampleInRounds, startGatewayProcess, startManagerProcess } from "./processes.js";
 import type { Child } from "./processes.js";
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
@@ -60,19 +60,14 @@ async function main(): Promise<void> {
   const direct = connectManager(manager.address, { defaultTimeoutMs: 10_000 });
   await direct.manager.createJob(jobFromJson({ jobId: JOB_ID, startDateTime: "2026-12-24T18:00:00Z", tags: { env: "bench" } }));
   const gateways: Child[] = [];
-  const samples = new Map<string, Sample[]>(settings.map((setting) => [setting.name, []]));
+  let samples: Sample[][] = [];
   try {
     for (const setting of settings) gateways.push(await startGatewayProcess(manager.address, setting.args));
-    for (let round = 0; round <= ROUNDS; round++) {
-      const order = [...settings.entries()];
-      if (round % 2 === 1) order.reverse();
-      for (const [index, setting] of order) {
-        const gateway = gateways[index];
-        if (gateway === undefined) throw new Error("no gateway");
-        const sample = await measure(gateway, redis.pid());
-        if (round > 0) samples.get(setting.name)?.push(sample);
-      }
-    }
+    samples = await sampleInRounds(gateways.length, ROUNDS, (index) => {
+      const gateway = gateways[index];
+      if (gateway === undefined) throw new Error("no gateway");
+      return measure(gateway, redis.pid());
+    });
   } finally {
     for (const gateway of gateways) await gateway.stop();
     direct.close();
@@ -80,12 +75,12 @@ async function main(): Promise<void> {
     await redis.kill();
     await rm(dataDir, { recursive: true, force: true });
   }
-  const baseline = summary(samples.get(settings[0]?.name ?? "") ?? []);
+  const baseline = summary(samples[0] ?? []);
   console.log(`\nGET /v1/jobs/{id} of one job, ${String(CONNECTIONS)} connections, ${String(SECONDS)} s x ${String(ROUNDS)} rounds (medians); node ${process.version}`);
   console.log(`load average ${execFileSync("cat", ["/proc/loadavg"], { encoding: "utf8" }).split(" ").slice(0, 3).join(" ")}\n`);
   console.log(`${"".padEnd(30)} ${"req/s".padStart(7)} ${"ratio".padStart(6)} ${"CPU µs/req".padStart(11)} ${"ratio".padStart(6)} ${"redis µs/req".padStart(13)}`);
-  for (const setting of settings) {
-    const { rps, cpuUsPerRequest, storeCpuUsPerRequest } = summary(samples.get(setting.name) ?? []);
+  for (const [index, setting] of settings.entries()) {
+    const { rps, cpuUsPerRequest, storeCpuUsPerRequest } = summary(samples[index] ?? []);
     console.log(
       `${setting.name.padEnd(30)} ${rps.toFixed(0).padStart(7)} ${(rps / baseline.rps).toFixed(3).padStart(6)} ${cpuUsPerRequest.toFixed(0).padStart(11)} ${(cpuUsPerRequest / baseline.cpuUsPerRequest).toFixed(3).padStart(6)} ${storeCpuUsPerRequest.toFixed(1).padStart(13)}`,
     );
