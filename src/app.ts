@@ -63,7 +63,7 @@ import { configOf } from "./config.js";
 import { ManagerState } from "./telemetry/manager-state.js";
 import { registerAccess } from "./auth/access.js";
 import type { AccessHooks, AccessOptions } from "./auth/access.js";
-import { registerAudit } from "./telemetry/audit-log.js";
+import { failedOutcome, noteAudit, registerAudit } from "./telemetry/audit-log.js";
 import type { AuditLog } from "./telemetry/audit-log.js";
 import type { Config } from "./config.js";
 
@@ -346,6 +346,8 @@ function addGuardsAndErrorHandlers(app: GatewayApp, settings: AppSettings, { man
 
   app.setErrorHandler((error, request, reply) => {
     const answer = toProblem(error, request);
+    // What a failed change's audit line says the Manager did (nothing without an audit log).
+    noteAudit(request, { outcome: failedOutcome(error) });
     // An outage is one warn line, not one stack per request (src/telemetry/manager-state.ts).
     if (answer.status >= 500 && !managerState.requestFailed(app.log, request.log, error, "request failed")) request.log.error({ err: error }, "request failed");
     return reply.code(answer.status).type(PROBLEM_CONTENT_TYPE).send(answer);
