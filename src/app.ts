@@ -64,6 +64,7 @@ import { ManagerState } from "./telemetry/manager-state.js";
 import { registerAccess } from "./auth/access.js";
 import type { AccessHooks, AccessOptions } from "./auth/access.js";
 import { failedOutcome, noteAudit, registerAudit } from "./telemetry/audit-log.js";
+import { lineSafe } from "./http/line-safe.js";
 import type { AuditLog } from "./telemetry/audit-log.js";
 import type { Config } from "./config.js";
 
@@ -409,7 +410,8 @@ function loggerOf(logger: NonNullable<AppOptions["logger"]>): Pick<FastifyServer
   if (isLoggerInstance(logger)) return { loggerInstance: logger.child({}, { serializers: LOG_SERIALIZERS }) };
   if (logger === false) return { logger };
   const given = logger === true ? {} : logger;
-  return { logger: { ...given, serializers: { ...given.serializers, ...LOG_SERIALIZERS } } };
+  // Each line, as pino wrote it, made safe for line-splitting readers (src/http/line-safe.ts).
+  return { logger: { ...given, serializers: { ...given.serializers, ...LOG_SERIALIZERS }, hooks: { ...given.hooks, streamWrite: lineSafe } } };
 }
 
 function isLoggerInstance(value: unknown): value is FastifyBaseLogger {

@@ -21,6 +21,7 @@ import type { Static } from "@sinclair/typebox";
 import type { FastifyInstance, FastifyReply, FastifyRequest, onSendAsyncHookHandler } from "fastify";
 import { Code, GrpcError } from "norsk-manager-contract/grpc/errors.js";
 import { PROBLEM_CONTENT_TYPE, problem, toProblem } from "../http/problem.js";
+import { lineSafe } from "../http/line-safe.js";
 import { SAFE_METHODS } from "../http/safe-methods.js";
 
 const Etag = (description: string) => Type.Optional(Type.Union([Type.String(), Type.Null()], { description }));
@@ -135,7 +136,7 @@ export class AuditLog {
 
   /** Writes `line`; resolves once it is handed to the operating system, rejects when it cannot be. */
   write(line: AuditLine): Promise<void> {
-    const text = `${JSON.stringify(line)}\n`;
+    const text = `${lineSafe(JSON.stringify(line))}\n`;
     return new Promise((resolve, reject) => {
       let stream: Writable;
       try {
