@@ -20,6 +20,8 @@ const ISOLATED_TESTS = [
   "test/telemetry/**/*.test.ts",
   "test/coverage/**/*.test.ts",
   "test/routes/hostile-search.test.ts",
+  // Starts the gateway as main.ts does (process-wide metrics and handlers).
+  "test/http/line-safe.test.ts",
 ];
 
 function project(name: string, isolate: boolean, include: string[], exclude: string[] = []): TestProjectInlineConfiguration {

@@ -304,7 +304,8 @@ export const EventStreamQuery = Type.Object(
         maxItems: EVENT_FILTER_MAX_VALUES,
         description:
           "Only these events, by their names (the SSE event: names), comma-separated: " +
-          `${Object.keys(EVENT_DATA).join(", ")}. A name that is none of them is a 400 naming it. Repeatable.`,
+          `${Object.keys(EVENT_DATA).join(", ")}. A name that is none of them is a 400 naming it. initialDataComplete, which ` +
+          "ends the picture, is sent whatever the types (it need not be named). Repeatable.",
         examples: [["jobUpdated,jobDeleted"]],
       }),
     ),

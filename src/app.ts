@@ -67,7 +67,8 @@ import { configOf } from "./config.js";
 import { ManagerState } from "./telemetry/manager-state.js";
 import { authenticates, isProtected, registerAccess } from "./auth/access.js";
 import type { AccessHooks, AccessOptions } from "./auth/access.js";
-import { registerAudit } from "./telemetry/audit-log.js";
+import { failedOutcome, noteAudit, registerAudit } from "./telemetry/audit-log.js";
+import { lineSafe } from "./http/line-safe.js";
 import type { AuditLog } from "./telemetry/audit-log.js";
 import type { Config } from "./config.js";
 
@@ -388,6 +389,8 @@ function addGuardsAndErrorHandlers(app: GatewayApp, settings: AppSettings, { man
 
   app.setErrorHandler((error, request, reply) => {
     const answer = toProblem(error, request);
+    // What a failed change's audit line says the Manager did (nothing without an audit log).
+    noteAudit(request, { outcome: failedOutcome(error) });
     // An outage is one warn line, not one stack per request (src/telemetry/manager-state.ts).
     if (answer.status >= 500 && !managerState.requestFailed(app.log, request.log, error, "request failed")) request.log.error({ err: error }, "request failed");
     return reply.code(answer.status).type(PROBLEM_CONTENT_TYPE).send(answer);
@@ -449,7 +452,8 @@ function loggerOf(logger: NonNullable<AppOptions["logger"]>): Pick<FastifyServer
   if (isLoggerInstance(logger)) return { loggerInstance: logger.child({}, { serializers: LOG_SERIALIZERS }) };
   if (logger === false) return { logger };
   const given = logger === true ? {} : logger;
-  return { logger: { ...given, serializers: { ...given.serializers, ...LOG_SERIALIZERS } } };
+  // Each line, as pino wrote it, made safe for line-splitting readers (src/http/line-safe.ts).
+  return { logger: { ...given, serializers: { ...given.serializers, ...LOG_SERIALIZERS }, hooks: { ...given.hooks, streamWrite: lineSafe } } };
 }
 
 function isLoggerInstance(value: unknown): value is FastifyBaseLogger {

@@ -14,6 +14,7 @@ import { describeBuild } from "./build-info.js";
 import { isPrimaryOf, reportServing, runPrimary } from "./cluster.js";
 import type { PrimaryLog } from "./cluster.js";
 import { batchedLines } from "./telemetry/log-stream.js";
+import { lineSafe } from "./http/line-safe.js";
 import type { Gateway } from "./gateway.js";
 
 async function main(): Promise<void> {
@@ -83,7 +84,7 @@ function primaryLog(level: string): PrimaryLog {
   const least = (LEVELS as Record<string, number>)[level] ?? LEVELS.info;
   return (at, fields, msg) => {
     if (LEVELS[at] < least) return;
-    process.stdout.write(`${JSON.stringify({ level: LEVELS[at], time: Date.now(), pid: process.pid, ...fields, msg })}\n`);
+    process.stdout.write(`${lineSafe(JSON.stringify({ level: LEVELS[at], time: Date.now(), pid: process.pid, ...fields, msg }))}\n`);
   };
 }
 

@@ -63,3 +63,15 @@ export function streamCallOptions(request: FastifyRequest, reply: FastifyReply, 
     signal: disconnectSignal(reply.raw),
   };
 }
+
+/**
+ * The options of the calls of a change once it has begun: `options` without the client's
+ * disconnect signal, its deadline kept. A change whose client leaves is seen through rather than
+ * cancelled: a call cancelled after it was sent may or may not have taken effect, while one seen
+ * through says what the Manager did, which the audit log records (docs/operations/authentication.md,
+ * "Audit log"). What the client's leaving still ends is a change's wait for its turn
+ * (src/operations/job-write-queue.ts).
+ */
+export function seenThrough(options: CallOptions): CallOptions {
+  return { ...options, signal: undefined };
+}

@@ -11,7 +11,9 @@
 // - tag: the job or node the event carries has every tag asked for; an event that carries no
 //   tags (jobDeleted, jobInfo, nodeStopping, nodeStopped, providerHealthChange) passes, as
 //   dropping it could lose a deletion the client must apply;
-// - initialDataComplete passes jobId and tag: it ends the picture, which a client waits for.
+// - initialDataComplete passes every filter, type included, whether or not it is asked for: it
+//   ends the picture, and without it a narrowed client could not tell where the picture ends
+//   and the live events begin.
 import type { EventStreamEvent, JobWithHistory } from "norsk-manager-contract/gen/norsk/api/manager_pb.js";
 import type { NodeMetadata } from "norsk-manager-contract/gen/norsk/api/common_pb.js";
 import { invalidArgument } from "../http/problem.js";
@@ -47,8 +49,8 @@ export function eventFilterOf(query: Pick<EventStreamQueryJson, "jobId" | "tag" 
   if (types === undefined && jobIds === undefined && tags.length === 0) return EVERYTHING;
   return {
     passes(event, subject) {
-      if (types !== undefined && !types.has(event)) return false;
       if (event === "initialDataComplete") return true;
+      if (types !== undefined && !types.has(event)) return false;
       if (jobIds !== undefined && (subject?.jobId === undefined || !jobIds.has(subject.jobId))) return false;
       const carried = subject?.tags;
       return carried === undefined || tags.every(({ name, value }) => Object.hasOwn(carried, name) && carried[name] === value);

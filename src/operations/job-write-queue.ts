@@ -6,11 +6,13 @@
 // Queueing also keeps this process's writes of a job out of a conditional DELETE's window
 // between its fence and DeleteJob (job-delete.ts). Unconditional PUTs (full replacements with
 // no precondition) need that exclusion from the other writes but not from each other, so they
-// may share the job's turn (docs/architecture.md, "Concurrent writes and reads").
+// may share the job's turn (docs/architecture.md, "Concurrent writes and reads"). A write whose
+// turn came runs to its end though its client leaves (seenThrough): the wait is what the
+// client's leaving ends.
 import { KeyedMutex, MutexQueueFullError, MutexWaitTimeoutError } from "./keyed-mutex.js";
-import { Code, GrpcError } from "norsk-manager-contract/grpc/errors.js";
 import type { CallOptions } from "norsk-manager-contract/grpc/types.js";
-import { resourceExhausted } from "../http/problem.js";
+import { deadlineExceeded, problem, resourceExhausted } from "../http/problem.js";
+import { seenThrough } from "./call-options.js";
 
 export interface JobWriteQueueOptions {
   /** Writes of one job that may wait behind the running one; one more is a 429. Default: 100. */
@@ -46,26 +48,33 @@ export class JobWriteQueue {
    * only shared ones run). The wait ends with the request: when the client goes away (CANCELLED)
    * or after the request's deadline, `timeoutMs` (DEADLINE_EXCEEDED, a 504); `write` then never
    * runs. A write that need not wait makes no timer and no signal; one that waits, one timer.
+   * `write` is given the options of its calls: `options` without the client's disconnect
+   * signal, since a change begun is seen through (seenThrough).
    */
-  run<T>(jobId: string, options: CallOptions, write: () => Promise<T>, how: JobWriteOptions = {}): Promise<T> {
+  run<T>(jobId: string, options: CallOptions, write: (calls: CallOptions) => Promise<T>, how: JobWriteOptions = {}): Promise<T> {
     const wait = how.shared === true ? { signal: options.signal, timeoutMs: options.timeoutMs, shared: true } : options;
+    const begin = (): Promise<T> => write(seenThrough(options));
     // Nothing to wait for (the common case): no error of the wait to translate.
-    if (!this.#mutex.held(jobId) && options.signal?.aborted !== true) return this.#mutex.run(jobId, write, wait);
-    return this.#mutex.run(jobId, write, wait).catch((error: unknown) => {
+    if (!this.#mutex.held(jobId) && options.signal?.aborted !== true) return this.#mutex.run(jobId, begin, wait);
+    return this.#mutex.run(jobId, begin, wait).catch((error: unknown) => {
       throw this.#waitProblem(error, options.signal) ?? error;
     });
   }
 
-  /** The answer for a wait that ended without running the write; undefined for the write's own errors. */
+  /**
+   * The answer for a wait that ended without running the write (the gateway's own, so that
+   * nothing takes it for a Manager's call that may have taken effect); undefined for the
+   * write's own errors.
+   */
   #waitProblem(error: unknown, signal: AbortSignal | undefined): Error | undefined {
     if (error instanceof MutexQueueFullError) {
       return resourceExhausted(`too many changes of this job are waiting (at most ${this.#maxWaiting}); try again later`);
     }
     if (error instanceof MutexWaitTimeoutError) {
-      return new GrpcError(Code.DEADLINE_EXCEEDED, "earlier changes of this job did not finish before the deadline");
+      return deadlineExceeded("earlier changes of this job did not finish before the deadline");
     }
     if (signal?.aborted === true && error === signal.reason) {
-      return new GrpcError(Code.CANCELLED, "the client went away while the change waited");
+      return problem("CANCELLED", "the client went away while the change waited");
     }
     return undefined;
   }

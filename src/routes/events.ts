@@ -56,7 +56,8 @@ const EVENT_STREAM_SCHEMA = {
   summary: "Follow the Manager's events (Server-Sent Events)",
   description:
     "EventStream. First the current picture (nodeRunning, physicalNodeConnected, jobActive, and jobPending within " +
-    "pendingWindowS), then initialDataComplete, then live events as they happen; jobId, tag and type narrow both alike. " +
+    "pendingWindowS), then initialDataComplete, then live events as they happen; jobId, tag and type narrow both alike, " +
+    "and initialDataComplete is sent whatever they ask. " +
     "The Manager cannot resume a stream: a reconnection (with Last-Event-ID or not) gets a fresh picture, ids from 1 again, " +
     "which replaces what the client held (the picture is the whole current state), and live events after its " +
     `initialDataComplete. ${STREAMING}`,

@@ -6,7 +6,7 @@ import { RunningJobSchema } from "norsk-manager-contract/gen/norsk/api/manager_p
 import { messageToJson } from "../json/index.js";
 import { InstancesJson, JobIdParams, RunningJobJson } from "../../schemas/job.js";
 import { InstanceParams, StartInstanceJson, StopInstanceQuery } from "../../schemas/instance.js";
-import { deadlinesOf, streamCallOptions, unaryCallOptions } from "../operations/call-options.js";
+import { deadlinesOf, seenThrough, streamCallOptions, unaryCallOptions } from "../operations/call-options.js";
 import { noSuchJob, requireJob } from "../operations/job-access.js";
 import type { ManagerRouteOptions } from "../operations/job-access.js";
 import { emptyResponse, errorResponses, jsonResponse } from "../http/responses.js";
@@ -94,7 +94,7 @@ export const jobInstanceRoutes: FastifyPluginCallbackTypebox<ManagerRouteOptions
     const { jobId } = request.params;
     const { role, nodeId } = request.body;
     await client
-      .startJob({ jobId: { jobId }, role, nodeId: { nodeId } }, unaryCallOptions(request, reply, requestTimeoutMs))
+      .startJob({ jobId: { jobId }, role, nodeId: { nodeId } }, seenThrough(unaryCallOptions(request, reply, requestTimeoutMs)))
       .catch(notFoundAs(noSuchJob(jobId)));
     const instance = create(RunningJobSchema, { jobKey: { jobId: { jobId }, role }, nodeId: { nodeId } });
     return reply
@@ -106,7 +106,7 @@ export const jobInstanceRoutes: FastifyPluginCallbackTypebox<ManagerRouteOptions
   app.delete("/v1/jobs/:jobId/instances/:role", STOP_JOB, async function stopJob(request, reply) {
     const { jobId, role } = request.params;
     await client
-      .stopJob({ jobId: { jobId }, role, nodeId: { nodeId: request.query.nodeId } }, unaryCallOptions(request, reply, requestTimeoutMs))
+      .stopJob({ jobId: { jobId }, role, nodeId: { nodeId: request.query.nodeId } }, seenThrough(unaryCallOptions(request, reply, requestTimeoutMs)))
       .catch(notFoundAs(`job ${JSON.stringify(jobId)} has no instance ${JSON.stringify(role)} on that node`));
     return reply.code(204).send(null);
   });

@@ -5,7 +5,8 @@
 // complete: job-complete.ts), a PUT with If-Match "0" (a read, to say why it fails:
 // job-access.ts) and a create that meets an existing job (read, to tell a safe retry from a
 // conflict: job-create.ts). PUT with If-None-Match: * is CreateJob (create only). The writes of
-// one job through this gateway run one at a time (src/operations/job-write-queue.ts).
+// one job through this gateway, creates included, run one at a time, and each runs to its end
+// though its client leaves (src/operations/job-write-queue.ts).
 import type { FastifyPluginCallbackTypebox } from "@fastify/type-provider-typebox";
 import type { IncomingHttpHeaders } from "node:http";
 import type { FastifyReply } from "fastify";
@@ -225,7 +226,7 @@ export const jobsRoutes: FastifyPluginCallbackTypebox<ManagerRouteOptions> = (ap
   app.post("/v1/jobs", CREATE_JOB, async function createJob(request, reply) {
     const job = jobFromJson(request.body);
     refuseDeletingTag(job.tags);
-    const { job: stored, status } = await createOrRecognise(client, job, unaryCallOptions(request, reply, requestTimeoutMs));
+    const { job: stored, status } = await writes.run(job.jobId?.jobId ?? "", unaryCallOptions(request, reply, requestTimeoutMs), (calls) => createOrRecognise(client, job, calls));
     // A safe retry (200) changed nothing: the job was as it is.
     if (status === 200) noteAudit(request, { etagBefore: etagOf(stored.currentHash) });
     return sendJob(reply.header("location", `/v1/jobs/${encodeURIComponent(stored.jobId?.jobId ?? "")}`), stored, status);
@@ -249,12 +250,12 @@ export const jobsRoutes: FastifyPluginCallbackTypebox<ManagerRouteOptions> = (ap
     const call = unaryCallOptions(request, reply, requestTimeoutMs);
     if (isCreateOnly(request.headers["if-none-match"])) {
       refuseWithCreateOnly(ifMatch, job.currentHash);
-      const created = await writes.run(jobId, call, () => createOnly(client, job, call));
+      const created = await writes.run(jobId, call, (calls) => createOnly(client, job, calls));
       void reply.header("location", `/v1/jobs/${encodeURIComponent(jobId)}`);
       return sendJob(reply, created, 201);
     }
     refuseWeak(ifMatch);
-    job.currentHash = await writes.run(jobId, call, () => replaceJob(client, job, ifMatch, call), replacementTurn(ifMatch, job.currentHash));
+    job.currentHash = await writes.run(jobId, call, (calls) => replaceJob(client, job, ifMatch, calls), replacementTurn(ifMatch, job.currentHash));
     return sendJob(reply, job);
   });
 
@@ -263,7 +264,7 @@ export const jobsRoutes: FastifyPluginCallbackTypebox<ManagerRouteOptions> = (ap
     const change = changeOf(request.headers["content-type"], request.body, jobId);
     const ifMatch = ifMatchOnly(request.headers);
     const call = unaryCallOptions(request, reply, requestTimeoutMs);
-    const patched = await writes.run(jobId, call, () => patchWithRetries(client, jobId, change, { ifMatch, attempts: options.patchAttempts, onRead: (hash) => { noteAudit(request, { etagBefore: etagOf(hash) }); } }, call));
+    const patched = await writes.run(jobId, call, (calls) => patchWithRetries(client, jobId, change, { ifMatch, attempts: options.patchAttempts, onRead: (hash) => { noteAudit(request, { etagBefore: etagOf(hash) }); } }, calls));
     return sendJob(reply, patched);
   });
 
@@ -271,7 +272,7 @@ export const jobsRoutes: FastifyPluginCallbackTypebox<ManagerRouteOptions> = (ap
     const ifMatch = ifMatchOnly(request.headers);
     const call = unaryCallOptions(request, reply, requestTimeoutMs);
     const { jobId } = request.params;
-    await writes.run(jobId, call, () => deleteAsAsked(client, jobId, ifMatch, request.id, call));
+    await writes.run(jobId, call, (calls) => deleteAsAsked(client, jobId, ifMatch, request.id, calls));
     noteAudit(request, { etagAfter: null });
     return reply.code(204).send(null);
   });
@@ -280,7 +281,7 @@ export const jobsRoutes: FastifyPluginCallbackTypebox<ManagerRouteOptions> = (ap
     const ifMatch = ifMatchOnly(request.headers);
     const call = unaryCallOptions(request, reply, requestTimeoutMs);
     const { jobId } = request.params;
-    await writes.run(jobId, call, () => completeAsAsked(client, jobId, ifMatch, call));
+    await writes.run(jobId, call, (calls) => completeAsAsked(client, jobId, ifMatch, calls));
     return reply.code(204).send(null);
   });
 

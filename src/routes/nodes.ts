@@ -24,7 +24,7 @@ import {
   PhysicalNodeUpdateInputJson,
 } from "../../schemas/nodes.js";
 import { invalidArgument, notFoundAs } from "../http/problem.js";
-import { unaryCallOptions } from "../operations/call-options.js";
+import { seenThrough, unaryCallOptions } from "../operations/call-options.js";
 import type { ManagerRouteOptions } from "../operations/job-access.js";
 import { errorResponses } from "../http/responses.js";
 import { statusOf } from "../http/status.js";
@@ -98,20 +98,20 @@ export const nodeRoutes: FastifyPluginCallbackTypebox<ManagerRouteOptions> = (ap
 
   app.post("/v1/nodes/aws", CREATE_AWS_NODE, async function createAwsNode(request, reply) {
     const node = messageFromJson(CreateAwsNodeRequestSchema, request.body);
-    await client.createAwsNode(node, unaryCallOptions(request, reply, requestTimeoutMs));
+    await client.createAwsNode(node, seenThrough(unaryCallOptions(request, reply, requestTimeoutMs)));
     return reply.code(202).send(messageToJson(CreateAwsNodeRequestSchema, node) as unknown as AwsNodeJson);
   });
 
   app.post("/v1/nodes/oci", CREATE_OCI_NODE, async function createOciNode(request, reply) {
     const node = messageFromJson(CreateOciNodeRequestSchema, request.body);
-    await client.createOciNode(node, unaryCallOptions(request, reply, requestTimeoutMs));
+    await client.createOciNode(node, seenThrough(unaryCallOptions(request, reply, requestTimeoutMs)));
     return reply.code(202).send(messageToJson(CreateOciNodeRequestSchema, node) as unknown as OciNodeJson);
   });
 
   app.delete("/v1/nodes/:nodeId", TERMINATE_NODE, async function terminateNode(request, reply) {
     const { nodeId } = request.params;
     await client
-      .terminateNode({ nodeId }, unaryCallOptions(request, reply, requestTimeoutMs))
+      .terminateNode({ nodeId }, seenThrough(unaryCallOptions(request, reply, requestTimeoutMs)))
       .catch(notFoundAs(`node ${JSON.stringify(nodeId)} does not exist`));
     // No payload at all (a 202, unlike a 204, would otherwise carry "null"); the typed reply
     // insists on one, so it is widened.
@@ -126,7 +126,7 @@ export const nodeRoutes: FastifyPluginCallbackTypebox<ManagerRouteOptions> = (ap
       throw invalidArgument("id in the body differs from the path", { errors: [{ pointer: "/id", message: "must equal the id of the path" }] });
     }
     update.id = id;
-    await client.updatePhysicalNode(update, unaryCallOptions(request, reply, requestTimeoutMs));
+    await client.updatePhysicalNode(update, seenThrough(unaryCallOptions(request, reply, requestTimeoutMs)));
     return reply.code(200).send(messageToJson(UpdatePhysicalNodeRequestSchema, update) as unknown as PhysicalNodeUpdateJson);
   });
 

@@ -8,13 +8,20 @@
 // otherwise (nothing was changed); a refusal is answered as refused. Each failure is logged at
 // error. AuditLine is the one source of a line's fields: the document's table and the tests'
 // check are made from it.
+//
+// A change's line says what the Manager did (its outcome) apart from whether the client was
+// there to hear it (clientLeft): a change once begun is seen through when its client leaves
+// (src/operations/call-options.ts, seenThrough), so its outcome is known, and written down even
+// though its answer reaches no one.
 import { closeSync, createWriteStream, openSync } from "node:fs";
 import type { WriteStream } from "node:fs";
 import type { Writable } from "node:stream";
 import { Type } from "@sinclair/typebox";
 import type { Static } from "@sinclair/typebox";
 import type { FastifyInstance, FastifyReply, FastifyRequest, onSendAsyncHookHandler } from "fastify";
+import { Code, GrpcError } from "norsk-manager-contract/grpc/errors.js";
 import { PROBLEM_CONTENT_TYPE, problem, toProblem } from "../http/problem.js";
+import { lineSafe } from "../http/line-safe.js";
 import { SAFE_METHODS } from "../http/safe-methods.js";
 
 const Etag = (description: string) => Type.Optional(Type.Union([Type.String(), Type.Null()], { description }));
@@ -45,7 +52,20 @@ export const AuditLine = Type.Object(
     target: Type.Union([Type.Record(Type.String(), Type.String()), Type.Null()], {
       description: "what the operation acts on: the path's parameters (`{\"jobId\": \"a\"}`, `{\"nodeId\": \"n\"}`, `{\"jobId\": \"a\", \"role\": \"main\"}`), or, for a route without them, the jobId its body names (a create); null when there is none",
     }),
-    status: Type.Integer({ minimum: 100, maximum: 599, description: "the HTTP status answered" }),
+    status: Type.Integer({
+      minimum: 100,
+      maximum: 599,
+      description: "the HTTP status answered; when the client had left (`clientLeft`), the status its answer would have had",
+    }),
+    outcome: Type.Optional(
+      Type.Union([Type.Literal("applied"), Type.Literal("not_applied"), Type.Literal("unknown")], {
+        description:
+          "of a change, what the Manager did: `applied` (a 2xx; a safe retry's 200 too, its ETags before and after the same), `not_applied` (refused, by the gateway or the Manager), or `unknown` (a call failed in a way that does not say whether it took effect: no answer before the deadline, the connection lost, an internal error); absent on a refusal, which changes nothing",
+      }),
+    ),
+    clientLeft: Type.Optional(
+      Type.Literal(true, { description: "present (true) when the client had left before the answer was sent: the outcome is the Manager's all the same" }),
+    ),
     etagBefore: Etag("of a change, the job's ETag before it: the version a PATCH read, or the one If-Match named and the change matched; null: the job did not exist (a create); absent: not known"),
     etagAfter: Etag("of a change that succeeded, the job's ETag after it (the answer's ETag); null: the job no longer exists (a delete); absent: not known"),
     requestId: Type.String({ description: "the request id (X-Request-Id), also in the access log and the answer" }),
@@ -63,7 +83,12 @@ export interface AuditFacts {
   readonly target?: Readonly<Record<string, string>> | undefined;
   readonly etagBefore?: string | null | undefined;
   readonly etagAfter?: string | null | undefined;
+  /** What the Manager did; without it, a 2xx is `applied` and any other status `not_applied`. */
+  readonly outcome?: Outcome | undefined;
 }
+
+/** What the Manager did with a change (AuditLine's `outcome`). */
+export type Outcome = NonNullable<AuditLine["outcome"]>;
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -80,6 +105,23 @@ export function noteAudit(request: FastifyRequest, known: AuditFacts): void {
   if (request.auditFacts !== undefined) request.auditFacts = { ...request.auditFacts, ...known };
 }
 
+/**
+ * The gRPC codes of a failed call that may have taken effect all the same: the Manager's answer
+ * did not come (a deadline, a cancel, a lost connection) or does not say (an internal error,
+ * an answer the gateway cannot read: UnusableAnswerError is INTERNAL). Every other code is the
+ * Manager refusing the call (gRPC status codes, "Status codes and their use in gRPC").
+ */
+const UNCERTAIN_CODES: ReadonlySet<Code> = new Set([Code.CANCELLED, Code.UNKNOWN, Code.DEADLINE_EXCEEDED, Code.INTERNAL, Code.UNAVAILABLE, Code.DATA_LOSS]);
+
+/**
+ * The outcome of a change that failed with `error`: `unknown` for a call's failure that may have
+ * taken effect, else `not_applied` (a refusal by the Manager, or one of the gateway's own, made
+ * before or instead of a call: a ProblemError, a validation error).
+ */
+export function failedOutcome(error: unknown): Outcome {
+  return error instanceof GrpcError && UNCERTAIN_CODES.has(error.code) ? "unknown" : "not_applied";
+}
+
 /** Where the lines go: a file opened for appending, or standard error. */
 export class AuditLog {
   private stream: Writable | undefined;
@@ -94,7 +136,7 @@ export class AuditLog {
 
   /** Writes `line`; resolves once it is handed to the operating system, rejects when it cannot be. */
   write(line: AuditLine): Promise<void> {
-    const text = `${JSON.stringify(line)}\n`;
+    const text = `${lineSafe(JSON.stringify(line))}\n`;
     return new Promise((resolve, reject) => {
       let stream: Writable;
       try {
@@ -172,22 +214,34 @@ export function lineOf(request: FastifyRequest, reply: FastifyReply): AuditLine 
   const change = route !== undefined && !SAFE_METHODS.has(request.method);
   if (!change && status !== 401 && status !== 403) return undefined;
   const known = request.auditFacts ?? {};
+  const event = status === 401 || status === 403 ? "refusal" : "change";
+  const succeeded = change && status >= 200 && status < 300;
   const line: AuditLine = {
     time: new Date().toISOString(),
-    event: status === 401 || status === 403 ? "refusal" : "change",
+    event,
     principal: request.principal === null ? null : { id: request.principal.id, kind: request.principal.kind },
     operation: operationOf(request),
     target: known.target ?? targetOf(request.params) ?? createdJobOf(request.body),
     status,
     requestId: request.id,
   };
+  if (event === "change") line.outcome = succeeded ? "applied" : (known.outcome ?? "not_applied");
+  if (clientLeft(reply)) line.clientLeft = true;
   const etag = reply.getHeader("etag");
-  const succeeded = change && status >= 200 && status < 300;
   const before = known.etagBefore !== undefined ? known.etagBefore : succeeded ? replacedVersion(request, status, etag) : undefined;
   if (before !== undefined) line.etagBefore = before;
   const after = known.etagAfter !== undefined ? known.etagAfter : succeeded && typeof etag === "string" ? etag : undefined;
   if (after !== undefined) line.etagAfter = after;
   return line;
+}
+
+/**
+ * Whether the client had gone (its connection closed, or its HTTP/2 stream reset) before the
+ * answer was sent: the onSend hook runs before a byte of it is written.
+ */
+function clientLeft(reply: FastifyReply): boolean {
+  const raw = reply.raw as { readonly destroyed?: boolean; readonly stream?: { readonly destroyed: boolean } };
+  return raw.stream === undefined ? raw.destroyed === true : raw.stream.destroyed;
 }
 
 /**

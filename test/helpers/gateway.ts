@@ -103,6 +103,8 @@ export interface MainGateway {
   readonly url: string;
   /** Every line logged so far, parsed, each as soon as the gateway writes it. */
   readonly lines: LogLine[];
+  /** Every line logged so far, as the text written (a line-splitting reader's view). */
+  readonly written: string[];
   close(): Promise<void>;
 }
 
@@ -119,9 +121,15 @@ export async function startMainGateway(argv: readonly string[], options: MainGat
   const loaded = loadConfig(["--port", "0", "--shed-event-loop-delay", String(TEST_SETTINGS.shedEventLoopDelayMs), ...argv], env);
   if (!("config" in loaded)) throw new Error("--help and --version start no gateway");
   const lines: LogLine[] = [];
-  const stream = { write: (line: string) => { lines.push(JSON.parse(line) as LogLine); } };
+  const written: string[] = [];
+  const stream = {
+    write: (line: string) => {
+      written.push(line);
+      lines.push(JSON.parse(line) as LogLine);
+    },
+  };
   const gateway = await startGateway(loaded.config, { level, stream });
-  return { gateway, url: gateway.url, lines, close: () => gateway.close() };
+  return { gateway, url: gateway.url, lines, written, close: () => gateway.close() };
 }
 
 /** Every job the Manager behind `connection` holds, in id order, straight from JobSearch. */

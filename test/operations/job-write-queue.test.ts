@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { Code, GrpcError } from "norsk-manager-contract/grpc/errors.js";
-import { resourceExhausted } from "../../src/http/problem.js";
+import { deadlineExceeded, problem, resourceExhausted } from "../../src/http/problem.js";
+import type { CallOptions } from "norsk-manager-contract/grpc/types.js";
 import { JobWriteQueue } from "../../src/operations/job-write-queue.js";
 
 /** Holds `jobId` in `queue` until the returned function is called. */
@@ -18,7 +19,7 @@ describe("JobWriteQueue", () => {
     let ran = false;
     const waiting = queue.run("job", { signal: controller.signal }, () => Promise.resolve(void (ran = true)));
     controller.abort();
-    await expect(waiting).rejects.toEqual(new GrpcError(Code.CANCELLED, "the client went away while the change waited"));
+    await expect(waiting).rejects.toEqual(problem("CANCELLED", "the client went away while the change waited"));
     holder.release();
     await holder.done;
     expect(ran).toBe(false);
@@ -30,10 +31,18 @@ describe("JobWriteQueue", () => {
     const holder = hold(queue, "job");
     let ran = false;
     const waiting = queue.run("job", { timeoutMs: 30 }, () => Promise.resolve(void (ran = true)));
-    await expect(waiting).rejects.toEqual(new GrpcError(Code.DEADLINE_EXCEEDED, "earlier changes of this job did not finish before the deadline"));
+    await expect(waiting).rejects.toEqual(deadlineExceeded("earlier changes of this job did not finish before the deadline"));
     holder.release();
     await holder.done;
     expect(ran).toBe(false);
+  });
+
+  it("gives the write its calls' options without the client's signal: a write begun runs to its end though its client goes away", async () => {
+    const controller = new AbortController();
+    const options = { signal: controller.signal, timeoutMs: 1_000, metadata: { "x-request-id": "r" } };
+    let calls: CallOptions | undefined;
+    await new JobWriteQueue().run("job", options, (given) => Promise.resolve(void (calls = given)));
+    expect(calls).toEqual({ timeoutMs: 1_000, metadata: { "x-request-id": "r" }, signal: undefined });
   });
 
   it("passes the write's own errors on unchanged, a timeout after the write started included", async () => {
@@ -58,7 +67,7 @@ describe("JobWriteQueue", () => {
     const queue = new JobWriteQueue();
     let ran = false;
     const refused = queue.run("job", { signal: AbortSignal.abort() }, () => Promise.resolve(void (ran = true)));
-    await expect(refused).rejects.toEqual(new GrpcError(Code.CANCELLED, "the client went away while the change waited"));
+    await expect(refused).rejects.toEqual(problem("CANCELLED", "the client went away while the change waited"));
     expect(ran).toBe(false);
     expect(queue.size).toBe(0);
   });
@@ -67,7 +76,7 @@ describe("JobWriteQueue", () => {
     const queue = new JobWriteQueue();
     const holder = hold(queue, "job");
     const late = queue.run("job", { timeoutMs: 30 }, () => Promise.resolve("late"), { shared: true });
-    await expect(late).rejects.toEqual(new GrpcError(Code.DEADLINE_EXCEEDED, "earlier changes of this job did not finish before the deadline"));
+    await expect(late).rejects.toEqual(deadlineExceeded("earlier changes of this job did not finish before the deadline"));
     holder.release();
     await holder.done;
     let release = (): void => undefined;

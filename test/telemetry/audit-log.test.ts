@@ -78,6 +78,7 @@ describe("the audit log", () => {
       operation: "createJob",
       target: { jobId: "audited" },
       status: 201,
+      outcome: "applied",
       etagBefore: null,
       etagAfter: etag,
       requestId: response.headers.get("x-request-id"),
