@@ -69,7 +69,11 @@ async function relay(target: string): Promise<{ address: string; deafen: () => v
   };
 }
 
-/** Opens a JobSearch whose answers never reach the client; returns how many the server produced once that stops changing. */
+/**
+ * Opens a JobSearch whose answers stop reaching the client once the first is produced; returns
+ * how many the server produced beyond those the client received, once that stops changing. The
+ * difference, not the count: how many pass before the relay goes deaf depends on scheduling.
+ */
 async function producedWhileStalled(server: { address: string; produced: () => number }): Promise<number> {
   const { address, deafen } = await relay(server.address);
   const channel = new GrpcChannel(address, credentials.createInsecure());
@@ -79,6 +83,8 @@ async function producedWhileStalled(server: { address: string; produced: () => n
     (b: Buffer) => b,
     Buffer.from(toBinary(JobSearchRequestSchema, create(JobSearchRequestSchema))),
   );
+  let received = 0;
+  call.on("data", () => received++);
   call.on("error", () => undefined);
   cleanup.push(() => {
     call.cancel();
@@ -90,7 +96,7 @@ async function producedWhileStalled(server: { address: string; produced: () => n
   let last = 0;
   for (let quiet = 0; quiet < 20; ) {
     await new Promise((r) => setTimeout(r, 25));
-    const now = server.produced();
+    const now = server.produced() - received;
     quiet = now === last ? quiet + 1 : 0;
     last = now;
   }
