@@ -20,6 +20,9 @@ const STREAMS = 20;
 const KEY = "early-answer-writer-key";
 /** RFC 9113's error codes, as an RST_STREAM frame carries them. */
 const NO_ERROR = 0x0;
+const CANCEL = 0x8;
+/** SETTINGS_INITIAL_WINDOW_SIZE (RFC 9113 "Defined Settings"). */
+const INITIAL_WINDOW_SIZE = 0x4;
 
 let certs: Certificates;
 let keys: ApiKeysFile;
@@ -162,6 +165,21 @@ describe("HTTP/2 streams answered before their body ended", () => {
       expect(seen(session.frames, id).status).toBe("415");
       expect(seen(session.frames, id).resetAt).toBe(-1);
     }
+    session.socket.destroy();
+  });
+
+  it("cancels a stream whose early answer the client does not take within --body-timeout", async () => {
+    const session = await rawSession(port, certs.read(certs.ca.cert));
+    // A window of 0: the server may send the answer's headers, none of its body.
+    const setting = Buffer.alloc(6);
+    setting.writeUInt16BE(INITIAL_WINDOW_SIZE, 0);
+    setting.writeUInt32BE(0, 2);
+    session.write(frame(FRAME.SETTINGS, 0, 0, setting));
+    session.write(frame(FRAME.HEADERS, FLAG.END_HEADERS, 1, headerBlock(request({ "content-type": "text/plain", "x-api-key": KEY }))));
+    session.write(frame(FRAME.DATA, 0, 1, Buffer.from("half")));
+    const reset = await session.next((f) => f.streamId === 1 && f.type === FRAME.RST_STREAM);
+    expect(reset.payload.readUInt32BE(0)).toBe(CANCEL);
+    expect(seen(session.frames, 1).endedAt).toBe(-1);
     session.socket.destroy();
   });
 });
