@@ -193,8 +193,16 @@ function bodyTimedOut(request: Http2ServerRequest, response: Http2ServerResponse
     // fastify's body reader hands the error to the error handler, which answers a ProblemError
     // with its failure's status (src/http/problem.ts).
     // Once the answer has gone out, resetEarlyAnswers (src/server/early-answer.ts) resets the
-    // stream, so that what the client still sends is not read.
+    // stream, so that what the client still sends is not read. A client that does not take
+    // the answer (its flow-control window shut) gets as long again, then the stream is cancelled.
     request.emit("error", problem("REQUEST_TIMEOUT", requestTimeoutDetail("body", limits)));
+    const untaken = setTimeout(() => {
+      request.stream.close(http2.NGHTTP2_CANCEL);
+    }, limits.bodyTimeoutMs);
+    untaken.unref();
+    request.stream.once("close", () => {
+      clearTimeout(untaken);
+    });
     return;
   }
   request.stream.close(http2.NGHTTP2_CANCEL);
