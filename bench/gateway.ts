@@ -15,7 +15,9 @@
 //     reads, then writes by test-and-set, retried as ours is, without a queue).
 // Targets run in alternating order, BENCH_ROUNDS rounds of BENCH_SECONDS each; medians are
 // reported. CPU per request is read from /proc for each gateway process (a --workers gateway:
-// its primary and workers) and the Manager. Every row shows its CPU per request and that CPU
+// its primary and workers) and the Manager. Besides the one-process gateway, the same gateway
+// with --workers auto (BENCH_WORKERS: another count, or off) uses the whole machine, as
+// grpc-gateway does (GOMAXPROCS: every core). Every row shows its CPU per request and that CPU
 // divided by the floor's.
 //
 // PEER_GATEWAY=<binary>: a grpc-gateway build for this API (flags -listen and -backend; see
@@ -35,7 +37,7 @@ import { connectManager } from "norsk-manager-contract/grpc/manager-connection.j
 import type { ManagerConnection } from "norsk-manager-contract/grpc/manager-connection.js";
 import type { Job } from "norsk-manager-contract/gen/norsk/api/manager_pb.js";
 import { jobFromJson } from "../src/json/index.js";
-import { commandNodeFlags, cpuSeconds, startBareFastify, startChild, startFloorGateway, startGatewayProcess, startManagerProcess, startPeer } from "./processes.js";
+import { commandNodeFlags, cpuSeconds, startBareFastify, startChild, startFloorGateway, startGatewayProcess, startManagerProcess, startPeer, treeCpuSeconds } from "./processes.js";
 import type { Child } from "./processes.js";
 import { drive, percentile } from "./stats.js";
 import { jobMergePatchSteps, jobReadSteps, jobReplaceSteps, searchSteps, stepsCpuMicroseconds } from "./steps.js";
@@ -48,6 +50,8 @@ const PEER = process.env.PEER_GATEWAY;
 /** Only the scenarios whose name contains this text (e.g. "GET", "PUT"). Default: all. */
 const ONLY = process.env.BENCH_ONLY ?? "";
 const BASELINE = process.env.BENCH_BASELINE_GATEWAY;
+/** The --workers of the gateway with workers (its primary and workers together, on the whole machine); "off": no such gateway. */
+const WORKERS = process.env.BENCH_WORKERS ?? "auto";
 /** BENCH_PARTS=1: also "bare fastify" and "direct gRPC", and the sum of the parts under each table. */
 const PARTS = process.env.BENCH_PARTS === "1";
 const GATEWAY_ARGS = (process.env.BENCH_GATEWAY_ARGS ?? "").split(" ").filter((arg) => arg !== "");
@@ -211,6 +215,7 @@ const PEER_GATEWAY_NAME = "grpc-gateway";
 const BARE_FASTIFY = "bare fastify";
 const DIRECT = "direct gRPC";
 const FLOOR = "the floor";
+const WITH_WORKERS = `this gateway, --workers ${WORKERS}`;
 
 interface Run {
   readonly target: string;
@@ -358,6 +363,10 @@ async function main(): Promise<void> {
     if (PEER !== undefined) {
       const peer = await started(startPeer(PEER, manager.address));
       http.push({ name: PEER_GATEWAY_NAME, child: peer, cpuOf: () => cpuSeconds(peer.pid), requests: "peer" });
+    }
+    if (WORKERS !== "off") {
+      const workers = await started(startGatewayProcess(manager.address, [...GATEWAY_ARGS, "--workers", WORKERS]));
+      http.push({ name: WITH_WORKERS, child: workers, cpuOf: () => treeCpuSeconds(workers.pid), requests: "ours" });
     }
     const floor = await started(startFloorGateway(manager.address));
     http.push({ name: FLOOR, child: floor, cpuOf: () => cpuSeconds(floor.pid), requests: "ours" });
