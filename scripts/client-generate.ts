@@ -31,7 +31,24 @@ interface OperationObject {
 
 interface Document {
   readonly paths: Readonly<Record<string, Partial<Record<(typeof METHODS)[number], OperationObject>>>>;
-  readonly components: { readonly parameters: Readonly<Record<string, ParameterObject>> };
+  readonly components: {
+    readonly parameters: Readonly<Record<string, ParameterObject>>;
+    readonly schemas: Readonly<Record<string, { readonly discriminator?: { readonly mapping: Readonly<Record<string, string>> } }>>;
+  };
+}
+
+/** The line unions of the streams, by the operation that answers them. */
+const STREAM_LINES = { eventStream: "EventLine", createStatusChannel: "StatusLine" } as const;
+
+/** The names of each stream's events, from its line union's discriminator: heartbeat and error are the stream's own. */
+function streamEvents(document: Document): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const [operation, line] of Object.entries(STREAM_LINES)) {
+    const mapping = document.components.schemas[line]?.discriminator?.mapping;
+    if (mapping === undefined) throw new Error(`${line} has no discriminator`);
+    out[operation] = Object.keys(mapping).filter((name) => name !== "heartbeat" && name !== "error");
+  }
+  return out;
 }
 
 /**
@@ -92,6 +109,9 @@ function operationsModule(document: Document): string {
     "} as const;",
     "",
     "export type OperationId = keyof typeof OPERATIONS;",
+    "",
+    "/** The names of the events each stream sends, its own heartbeat and error apart. */",
+    `export const STREAM_EVENTS = ${JSON.stringify(streamEvents(document))} as const;`,
     "",
   ].join("\n");
 }

@@ -27,7 +27,7 @@ export class ProblemError extends Error {
   readonly response: Response | undefined;
 
   constructor(problem: Problem, response?: Response) {
-    super(`${String(problem.status)} ${problem.code ?? problem.title}: ${problem.detail}`);
+    super(messageOf(problem));
     this.status = problem.status;
     this.code = problem.code;
     this.detail = problem.detail;
@@ -41,6 +41,13 @@ export class ProblemError extends Error {
   get retryable(): boolean {
     return isRetryable(this.code, this.status);
   }
+}
+
+/** The status, code and detail, and the first few things wrong with where each is. */
+function messageOf(problem: Problem): string {
+  const items = (problem.errors ?? []).slice(0, 3).map((item) => `${item.pointer ?? item.parameter ?? item.header ?? ""} ${item.message}`.trim());
+  const located = items.length === 0 ? "" : ` (${items.join("; ")})`;
+  return `${String(problem.status)} ${problem.code ?? problem.title}: ${problem.detail}${located}`;
 }
 
 /** 404: the job, node or instance does not exist (or no route matches). */

@@ -13,13 +13,12 @@ import type { RequestOptions } from "./options.js";
 import { ConnectionError } from "./problem.js";
 import { problemErrorOf } from "./problem-answer.js";
 
-export type QueryValue = string | number | boolean | readonly (string | number | boolean)[] | undefined;
-
 /** One request: an operation and what fills its path, query, headers and body. */
 export interface Call {
   readonly operation: OperationId;
   readonly path?: Readonly<Record<string, string>>;
-  readonly query?: Readonly<Record<string, QueryValue>> | undefined;
+  /** Each value a string, number or boolean, or an array of them (the parameter repeated); undefined ones left out. */
+  readonly query?: object | undefined;
   readonly headers?: Readonly<Record<string, string | undefined>>;
   /** Sent as JSON. */
   readonly body?: unknown;
@@ -135,9 +134,9 @@ export function urlOf(baseUrl: string, template: string, call: Pick<Call, "path"
     return encodeURIComponent(value);
   });
   const query = new URLSearchParams();
-  for (const [name, value] of Object.entries(call.query ?? {})) {
+  for (const [name, value] of Object.entries((call.query ?? {}) as Record<string, unknown>)) {
     if (value === undefined) continue;
-    for (const one of Array.isArray(value) ? (value as readonly (string | number | boolean)[]) : [value as string | number | boolean]) query.append(name, String(one));
+    for (const one of Array.isArray(value) ? (value as unknown[]) : [value]) query.append(name, String(one));
   }
   const search = query.toString();
   return `${baseUrl.replace(/\/+$/, "")}${path}${search === "" ? "" : `?${search}`}`;

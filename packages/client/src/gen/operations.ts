@@ -27,3 +27,6 @@ export const OPERATIONS = {
 } as const;
 
 export type OperationId = keyof typeof OPERATIONS;
+
+/** The names of the events each stream sends, its own heartbeat and error apart. */
+export const STREAM_EVENTS = {"eventStream":["nodeRunning","jobActive","initialDataComplete","jobUpdated","jobDeleted","jobPending","jobOutOfWindow","nodeStarting","nodeStarted","nodeStopping","nodeStopped","physicalNodeConnected","providerHealthChange","jobInfo"],"createStatusChannel":["hello","logEvent"]} as const;
