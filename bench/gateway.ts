@@ -39,6 +39,8 @@ import type { Job } from "norsk-manager-contract/gen/norsk/api/manager_pb.js";
 import { jobFromJson } from "../src/json/index.js";
 import { commandNodeFlags, cpuSeconds, startBareFastify, startChild, startFloorGateway, startGatewayProcess, startManagerProcess, startPeer, treeCpuSeconds } from "./processes.js";
 import type { Child } from "./processes.js";
+import { FEATURES } from "./floor-features.js";
+import type { Feature } from "./floor-features.js";
 import { drive, percentile } from "./stats.js";
 import { jobMergePatchSteps, jobReadSteps, jobReplaceSteps, searchSteps, stepsCpuMicroseconds } from "./steps.js";
 import type { Steps } from "./steps.js";
@@ -52,6 +54,16 @@ const ONLY = process.env.BENCH_ONLY ?? "";
 const BASELINE = process.env.BENCH_BASELINE_GATEWAY;
 /** The --workers of the gateway with workers (its primary and workers together, on the whole machine); "off": no such gateway. */
 const WORKERS = process.env.BENCH_WORKERS ?? "auto";
+/**
+ * BENCH_FEATURES=all, or a comma-separated list of bench/floor-gateway.ts's FEATURES: for each,
+ * a row "the floor + <feature>" (what that feature adds to a request of the floor), and with
+ * more than one a row with all of them. Default: none.
+ */
+const FEATURE_LIST: readonly Feature[] = (() => {
+  const given = process.env.BENCH_FEATURES ?? "";
+  if (given === "all") return Object.keys(FEATURES) as Feature[];
+  return given.split(",").filter((f) => f !== "") as Feature[];
+})();
 /** BENCH_PARTS=1: also "bare fastify" and "direct gRPC", and the sum of the parts under each table. */
 const PARTS = process.env.BENCH_PARTS === "1";
 const GATEWAY_ARGS = (process.env.BENCH_GATEWAY_ARGS ?? "").split(" ").filter((arg) => arg !== "");
@@ -286,11 +298,11 @@ function report(scenario: string, runs: readonly Run[], stepsUs: number): void {
   const peer = summary.get(PEER_GATEWAY_NAME);
   const floor = summary.get(FLOOR);
   console.log(`\n${scenario} (${CONNECTIONS} connections, ${runs.filter((r) => r.target === targets[0]).length} rounds of ${SECONDS} s; medians; load average ${loadavg().map((l) => l.toFixed(1)).join(" ")})`);
-  console.log("| target | req/s | rate ÷ grpc-gateway | p50 ms | p99 ms | p99 ÷ grpc-gateway | gateway CPU µs/req | CPU ÷ floor | Manager CPU µs/req | failures |");
-  console.log("|---|---|---|---|---|---|---|---|---|---|");
+  console.log("| target | req/s | rate ÷ grpc-gateway | p50 ms | p99 ms | p99 ÷ grpc-gateway | gateway CPU µs/req | CPU ÷ floor | CPU − floor µs | Manager CPU µs/req | failures |");
+  console.log("|---|---|---|---|---|---|---|---|---|---|---|");
   const ratio = (value: number, of: number | undefined): string => (of === undefined ? "" : (value / of).toFixed(2));
   for (const [target, s] of summary) {
-    console.log(`| ${target} | ${s.rate.toFixed(0)} | ${ratio(s.rate, peer?.rate)} | ${s.p50.toFixed(1)} | ${s.p99.toFixed(1)} | ${ratio(s.p99, peer?.p99)} | ${s.cpu.toFixed(0)} | ${ratio(s.cpu, floor?.cpu)} | ${s.manager.toFixed(0)} | ${s.failures} |`);
+    console.log(`| ${target} | ${s.rate.toFixed(0)} | ${ratio(s.rate, peer?.rate)} | ${s.p50.toFixed(1)} | ${s.p99.toFixed(1)} | ${ratio(s.p99, peer?.p99)} | ${s.cpu.toFixed(0)} | ${ratio(s.cpu, floor?.cpu)} | ${floor === undefined ? "" : (s.cpu - floor.cpu).toFixed(0)} | ${s.manager.toFixed(0)} | ${s.failures} |`);
   }
   if (!PARTS) return;
   const fastifyUs = summary.get(BARE_FASTIFY)?.cpu ?? Number.NaN;
@@ -370,6 +382,12 @@ async function main(): Promise<void> {
     }
     const floor = await started(startFloorGateway(manager.address));
     http.push({ name: FLOOR, child: floor, cpuOf: () => cpuSeconds(floor.pid), requests: "ours" });
+    const variants: [string, readonly Feature[]][] = FEATURE_LIST.map((f) => [`${FLOOR} + ${FEATURES[f]}`, [f]]);
+    if (FEATURE_LIST.length > 1) variants.push([`${FLOOR} + all ${String(FEATURE_LIST.length)} features`, FEATURE_LIST]);
+    for (const [name, features] of variants) {
+      const variant = await started(startFloorGateway(manager.address, features));
+      http.push({ name, child: variant, cpuOf: () => cpuSeconds(variant.pid), requests: "ours" });
+    }
     await seed(direct);
     if (PARTS) {
       const bare = await started(startBareFastifyLike(gateway, dataDir));

@@ -96,10 +96,12 @@ export function startBareFastify(answersFile: string): Promise<Child> {
 
 /**
  * "the floor" (bench/floor-gateway.ts): the least gateway of this stack, in front of the Manager
- * at `managerAddress`, with the command's node flags (commandNodeFlags), as the gateway runs.
+ * at `managerAddress`, with the command's node flags (commandNodeFlags), as the gateway runs;
+ * with `features`, the floor and those of this gateway's features (bench/floor-gateway.ts, FEATURES).
  */
-export function startFloorGateway(managerAddress: string): Promise<Child> {
-  return startChild([...commandNodeFlags(), transpiledBenchServer("floor-gateway"), managerAddress], /listening on (http:\/\/[^\s]+)/);
+export function startFloorGateway(managerAddress: string, features: readonly string[] = []): Promise<Child> {
+  transpiledBenchServer("floor-features");
+  return startChild([...commandNodeFlags(), transpiledBenchServer("floor-gateway"), managerAddress, features.join(",")], /listening on (http:\/\/[^\s]+)/);
 }
 
 /**
