@@ -16,6 +16,8 @@ export const RUN_DOCUMENTS = {
    * from the README's tour (it changes, then deletes, the job the tour creates).
    */
   gateway: ["README.md", "docs/guide/jobs.md", "docs/guide/nodes.md", "docs/guide/events.md", "docs/operations/exposure.md", "docs/reference/http-api.md"],
+  /** test/e2e/tokens-guide.test.ts, against `npm run dev-issuer` and a gateway that trusts it. */
+  tokens: ["docs/guide/tokens.md"],
 } as const;
 
 export type ShownFormat = "json" | "ndjson" | "text";
