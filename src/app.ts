@@ -26,6 +26,7 @@ import { serializerOptions, validatorCompiler } from "./http/validation.js";
 import { DOCUMENT_TITLE, registerOpenApi } from "./openapi/register.js";
 import { buildInfo } from "./build-info.js";
 import { documentYaml } from "./openapi/yaml.js";
+import { uiView } from "./openapi/ui-view.js";
 import { docsRoutes } from "./routes/docs.js";
 import { healthRoutes } from "./routes/health.js";
 import { jobsRoutes } from "./routes/jobs.js";
@@ -427,7 +428,7 @@ async function addRoutes(app: GatewayApp, options: AppOptions, settings: AppSett
   const observe = metrics === undefined ? undefined : (route: string, format: string) => metrics.streamObserver(route, format);
   const sharing = coalesceReads ? new SharedStreams({ onShared: (clients) => metrics?.coalescedReads.inc({ read: "events" }, clients) }) : undefined;
   await app.register(eventRoutes, { client: options.connection.encodedStreams, ...deadlines, heartbeatMs: settings.sseHeartbeatMs, bufferLimitBytes: settings.sseBufferBytes, observe, sharing });
-  await app.register(docsRoutes, { title: DOCUMENT_TITLE, yaml: documentYaml });
+  await app.register(docsRoutes, { title: DOCUMENT_TITLE, yaml: documentYaml, view: uiView });
   if (metrics !== undefined) {
     watchChannels(metrics, { unary: options.connection.channel, streams: options.connection.streamChannel });
     if (options.metricsRoute ?? true) addMetricsRoute(app, metrics);

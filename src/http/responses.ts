@@ -32,7 +32,7 @@ export function emptyResponse(description: string, headers?: Record<string, TStr
 export const STATUS_MEANING = "{status meaning}";
 
 /** Failures any call to the Manager can end in, documented on every route that makes one. */
-const MANAGER_FAILURES = ["INTERNAL", "BAD_GATEWAY", "UNAVAILABLE", "DEADLINE_EXCEEDED"] as const satisfies readonly Failure[];
+export const MANAGER_FAILURES = ["INTERNAL", "BAD_GATEWAY", "UNAVAILABLE", "DEADLINE_EXCEEDED"] as const satisfies readonly Failure[];
 type ManagerFailure = (typeof MANAGER_FAILURES)[number];
 
 export interface ProblemResponse {

@@ -90,7 +90,7 @@ function describeMethodNotAllowed(doc: OpenApiDocument): void {
   const info = (doc as { info?: { description?: string } }).info;
   if (info === undefined) return;
   const sentence = `A path asked with a method its operations do not list is a ${METHOD_NOT_ALLOWED} ${STATUS_CODES[Number(METHOD_NOT_ALLOWED)] ?? ""} problem: ${statusDescription(Number(METHOD_NOT_ALLOWED)) ?? ""} (HEAD wherever GET is).`;
-  info.description = info.description === undefined ? sentence : `${info.description} ${sentence}`;
+  info.description = info.description === undefined ? sentence : `${info.description}\n\n${sentence}`;
 }
 
 /** Removes component schemas that nothing refers to, directly or through other components. */

@@ -13,23 +13,20 @@ import type { SECURITY_SCHEME_NAMES } from "./route-view.js";
 import { SCOPES } from "../auth/scopes.js";
 
 // Markdown paragraphs, each on one line: YAML folds long lines, and a hard line break inside a
-// paragraph would show up in the document's text.
+// paragraph would show up in the document's text. Short: what the API is, and where it is told
+// (the conventions, credentials and forwarded headers are the docs' pages it names).
 const DESCRIPTION = [
-  "An HTTP/JSON gateway in front of the Norsk Manager's gRPC API (norsk.api.manager.Manager). Resources mirror the " +
-    "TypeScript SDK's `Job` interface as JSON: 64-bit integers are decimal strings, timestamps are RFC 3339 (UTC, " +
-    "nanoseconds kept), enums are lower-case names (a number only for a value this gateway does not know), and " +
-    '`""` is kept apart from absent. Every error is an RFC 9457 problem (`application/problem+json`).',
-  "Who may call what: each operation names the scope it needs (`security`); a request without valid credentials is a 401, " +
-    "one whose credentials lack the scope a 403 naming it (both with `WWW-Authenticate`). A token is never taken from the query string.",
-  "Headers that reach the Manager as gRPC metadata: `Authorization`, `X-Request-Id`, `traceparent`, `tracestate` and " +
-    "`Grpc-Metadata-<name>` (as `<name>`); no others. A value that is not printable ASCII, a `<name>` that is not a gRPC " +
-    "metadata key, or a `Grpc-Metadata-*` header for a reserved key (`authorization`, `x-request-id`, `traceparent`, " +
-    "`tracestate`, `x-gateway-principal`, `grpc-*`, the transport's own, `-bin`) is a 400 naming the header. " +
-    "The gateway adds `x-gateway-principal`, the authenticated principal's id, to every call made for an authenticated request.",
+  "An HTTP/JSON gateway in front of the Norsk Manager's gRPC API (norsk.api.manager.Manager). Each operation names " +
+    "the scope it needs (`security`); every error is an RFC 9457 problem (`application/problem+json`). The gateway " +
+    "serves this document at [/openapi.yaml](/openapi.yaml) and [/openapi.json](/openapi.json).",
+  "Read first, in the gateway's `docs/`: `guide/jobs.md` (a job from creation to deletion), `reference/http-api.md` " +
+    "(the routes and the rules every call follows), `reference/json-mapping.md` (how messages are written as JSON), " +
+    "`reference/errors.md` (every problem, and the headers that reach the Manager) and `operations/authentication.md` " +
+    "(credentials and scopes).",
 ].join("\n\n");
 
-/** The document's title, which Swagger UI's page takes too. */
-export const DOCUMENT_TITLE = "Norsk Manager gateway";
+/** The document's title, from which Swagger UI's page title is made (src/routes/docs.ts). */
+export const DOCUMENT_TITLE = "Norsk Manager Gateway";
 
 const TAGS = [
   {

@@ -1,6 +1,8 @@
 // Swagger UI in a real browser: Debian's chromium, driven by playwright-core (never a browser
 // downloaded by Playwright), against the started command with API keys and a real OpenID
-// provider (test/helpers/oidc-issuer.ts) configured. A person's path: open /docs, Authorize with
+// provider (test/helpers/oidc-issuer.ts) configured. The page is the gateway's: its title, its
+// logo before the document's title, no top bar; an opened operation lists its own answers and
+// one row for the gateway's shared failures (src/openapi/ui-view.ts). A person's path: open /docs, Authorize with
 // an API key, create a job with "POST /v1/jobs" → Try it out → Execute, then read it back with
 // "GET /v1/jobs/{jobId}", typing nothing else. Then the Authorize button, on the same page (its
 // load is the costly part): for each scheme, with no authorization in force, Try it out on "GET
@@ -64,7 +66,7 @@ describe.skipIf(skipWithoutChromium("the Swagger UI browser test"))("Swagger UI 
   });
 
   /** Expands the operation (if needed), sends it as pre-filled, and returns its rendered answer. */
-  async function execute(operation: Locator): Promise<{ status: string; body: string }> {
+  async function execute(operation: Locator): Promise<{ status: string; body: string; documented: boolean }> {
     if (!(await operation.locator("button.execute").isVisible())) await operation.locator(".opblock-summary").click();
     // Try it out is on from the start (tryItOutEnabled); press it where it is not.
     const tryItOut = operation.locator("button.try-out__btn", { hasText: "Try it out" });
@@ -77,7 +79,8 @@ describe.skipIf(skipWithoutChromium("the Swagger UI browser test"))("Swagger UI 
     await answer.waitFor();
     const status = (await answer.locator(".response-col_status").textContent()) ?? "";
     const body = (await answer.locator(".response-col_description pre").first().textContent()) ?? "";
-    return { status: status.trim(), body };
+    const documented = (await answer.locator(".response-undocumented").count()) === 0;
+    return { status: status.trim(), body, documented };
   }
 
   /** The dialog of the page's Authorize button, opened. */
@@ -111,6 +114,8 @@ describe.skipIf(skipWithoutChromium("the Swagger UI browser test"))("Swagger UI 
     await logout();
     const refused = await execute(search);
     expect(refused.status).toBe("401");
+    // A shared failure, shown in the view's one row for them: still a documented answer.
+    expect(refused.documented).toBe(true);
     expect(JSON.parse(refused.body)).toMatchObject({ status: 401, title: expect.any(String) as unknown });
     await authorize(scheme, credential);
     const answered = await execute(search);
@@ -128,15 +133,37 @@ describe.skipIf(skipWithoutChromium("the Swagger UI browser test"))("Swagger UI 
     await page.screenshot({ path: join(SCREENSHOTS, name), fullPage: true, clip });
   }
 
+  /** The rows of the operation's documented responses (not of an answer it rendered). */
+  function documentedResponses(operation: Locator): Locator {
+    return operation.locator(".responses-wrapper table.responses-table:not(.live-responses-table) > tbody > tr.response");
+  }
+
   it(
     "creates a job with POST /v1/jobs and reads it back with GET /v1/jobs/{jobId}",
     async () => {
+      const logoUrl = `${gateway.url}/docs/static/theme/logo.svg`;
+      const logoFetched = page.waitForResponse((response) => response.url() === logoUrl);
       const started = performance.now();
       await page.goto(`${gateway.url}/docs`);
       await page.locator(".opblock").first().waitFor();
       const firstOperationMs = Math.round(performance.now() - started);
       await writeFile(join(SCREENSHOTS, "timing.json"), `${JSON.stringify({ firstOperationMs })}\n`);
-      expect(await page.title()).toBe("Norsk Manager gateway");
+      expect(await page.title()).toBe("Norsk Manager Gateway — API");
+      // No top bar: no other logo, no field to explore another document.
+      expect(await page.locator(".topbar").count()).toBe(0);
+      expect(await page.locator("input.download-url-input").count()).toBe(0);
+      // The gateway's logo before the title, fetched from the gateway and drawn.
+      // (Page-side code as text: the tests are typed without the DOM's library.)
+      const titleLogo = 'getComputedStyle(document.querySelector(".information-container .info .title"), "::before").backgroundImage';
+      await expect.poll(() => page.evaluate<string>(titleLogo)).toBe(`url("${logoUrl}")`);
+      const logo = await logoFetched;
+      expect(logo.status()).toBe(200);
+      expect(logo.headers()["content-type"]).toBe("image/svg+xml");
+      const drawnWidth = `(async () => { const image = new Image(); image.src = ${JSON.stringify(logoUrl)}; await image.decode(); return image.naturalWidth; })()`;
+      expect(await page.evaluate<number>(drawnWidth)).toBeGreaterThan(0);
+      // The description is short and links the document itself.
+      await expect.poll(() => page.locator(".information-container .info .description a[href='/openapi.yaml']").count()).toBe(1);
+      await page.screenshot({ path: join(SCREENSHOTS, "landing.png") });
       const create = page.locator("#operations-jobs-createJob");
       await create.waitFor();
       await authorize("apiKey", WRITER_KEY);
@@ -144,6 +171,11 @@ describe.skipIf(skipWithoutChromium("the Swagger UI browser test"))("Swagger UI 
       const created = await execute(create);
       await capture(create, "create-job.png");
       expect(created.status).toBe("201");
+      // The operation's own answers, then one row for the gateway's shared failures.
+      const rows = documentedResponses(create);
+      const codes = await Promise.all((await rows.all()).map((row) => row.getAttribute("data-code")));
+      expect(codes).toEqual(["200", "201", "400", "409", "default"]);
+      expect(await rows.last().textContent()).toContain("The gateway's own failures");
       const job = JSON.parse(created.body) as { jobId: string; currentHash: string };
       expect(job.jobId).toBe("encoder-1");
       // Deep linking: the opened operation is in the address.

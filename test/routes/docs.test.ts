@@ -1,14 +1,19 @@
 // The document as it is served: compressed with brotli or gzip as the client asks (and the same
 // document once decompressed), with a weak ETag shared by every coding, Cache-Control: no-cache
 // and Vary: Accept-Encoding, and a 304 without a body for a matching If-None-Match; at
-// /openapi.json, /openapi.yaml and at Swagger UI's own /docs/json and /docs/yaml. Swagger UI's
-// page carries the document's title.
+// /openapi.json and /openapi.yaml, and its view for Swagger UI (src/openapi/ui-view.ts) at
+// Swagger UI's own /docs/json and /docs/yaml. Swagger UI's page is the gateway's: its title
+// made from the document's, its logo, no top bar.
 import { readFileSync } from "node:fs";
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { gatewayTo } from "../helpers/gateway.js";
 import type { GatewayUnderTest } from "../helpers/gateway.js";
+import { uiView } from "../../src/openapi/ui-view.js";
+import { documentYaml } from "../../src/openapi/yaml.js";
+import type { OpenApiDocument } from "../../src/openapi/document.js";
+import { LOGO_SVG } from "../../src/routes/docs-theme.js";
 
 const YAML_TEXT = readFileSync("openapi.yaml", "utf8");
 
@@ -31,14 +36,14 @@ function decoded(body: Buffer, coding: string | undefined): string {
   return body.toString("utf8");
 }
 
-describe.each([
-  ["/openapi.json", "application/json"],
-  ["/docs/json", "application/json"],
-  ["/openapi.yaml", "application/yaml"],
-  ["/docs/yaml", "application/yaml"],
-])("%s", (url, type) => {
-  const expected = (): string => (type === "application/yaml" ? YAML_TEXT : JSON.stringify(app.swagger()));
+const view = (): OpenApiDocument => uiView(app.swagger());
 
+describe.each([
+  ["/openapi.json", "application/json", (): string => JSON.stringify(app.swagger())],
+  ["/docs/json", "application/json", (): string => JSON.stringify(view())],
+  ["/openapi.yaml", "application/yaml", (): string => YAML_TEXT],
+  ["/docs/yaml", "application/yaml", (): string => documentYaml(view())],
+])("%s", (url, type, expected) => {
   it.each([
     ["gzip, deflate, br", "br"],
     ["gzip", "gzip"],
@@ -80,12 +85,33 @@ describe.each([
 });
 
 describe("Swagger UI's page", () => {
-  it("is titled as the document, and pre-fills no request id", async () => {
+  it("is titled after the document, and pre-fills no request id", async () => {
     const page = await app.inject("/docs");
-    expect(page.body).toContain("<title>Norsk Manager gateway</title>");
+    expect(page.body).toContain("<title>Norsk Manager Gateway — API</title>");
     const document = app.swagger() as unknown as { info: { title: string }; components: { parameters: { XRequestId: Record<string, unknown> } } };
-    expect(document.info.title).toBe("Norsk Manager gateway");
+    expect(document.info.title).toBe("Norsk Manager Gateway");
     expect(document.components.parameters.XRequestId).not.toHaveProperty("example");
     expect(document.components.parameters.XRequestId).not.toHaveProperty("examples");
+  });
+});
+
+describe("Swagger UI's page as the gateway's own", () => {
+  it("has no top bar, and sends the gateway's logo (as its icon and beside the title), no other", async () => {
+    const page = (await app.inject("/docs")).body;
+    const initializer = (await app.inject("/docs/static/swagger-initializer.js")).body;
+    expect(initializer).toMatch(/"layout":\s*"BaseLayout"/);
+    // The initializer carries a logo only for a top bar; the one it carries is the gateway's.
+    const fastifyLogo = readFileSync("node_modules/@fastify/swagger-ui/static/logo.svg").toString("base64");
+    expect(initializer).not.toContain(fastifyLogo);
+    expect(page).not.toContain("favicon-32x32.png");
+    expect(page).toMatch(/<link rel="icon" type="image\/svg\+xml" href="[^"]*\/theme\/logo\.svg"/);
+    const logo = await app.inject("/docs/static/theme/logo.svg");
+    expect(logo.statusCode).toBe(200);
+    expect(logo.headers["content-type"]).toBe("image/svg+xml");
+    expect(logo.body).toBe(LOGO_SVG);
+    const stylesheet = page.match(/href="([^"]*\/theme\/[^"]+\.css)"/)?.[1] ?? "";
+    const css = await app.inject(stylesheet.startsWith("/") ? stylesheet : `/docs/${stylesheet}`);
+    expect(css.statusCode).toBe(200);
+    expect(css.body).toMatch(/\.info \.title::before \{[^}]*url\("logo\.svg"\)/);
   });
 });
