@@ -69,6 +69,14 @@ describe("the tokens guide", () => {
     expect(scopes).toEqual(Object.keys(SCOPES));
   });
 
+  it("names only scopes the gateway has", () => {
+    // Anything written as one of the gateway's resources, a colon and a word: jobs:read, jobs:wrote.
+    const resources = [...new Set(Object.keys(SCOPES).map((scope) => scope.split(":")[0] ?? ""))];
+    const named = [...TEXT.matchAll(new RegExp(`\\b(?:${resources.join("|")}):[a-z]+\\b`, "g"))].map((m) => m[0]);
+    expect(named.length).toBeGreaterThan(0);
+    for (const scope of named) expect(Object.keys(SCOPES), scope).toContain(scope);
+  });
+
   it("shows a 403 for a missing scope", () => {
     expect(EXAMPLES.some((e) => e.status === 403)).toBe(true);
   });

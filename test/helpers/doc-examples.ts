@@ -61,6 +61,9 @@ export function checkShown(shown: NonNullable<Example["shown"]>): void {
   if (shown.format === "ndjson") for (const line of shown.text.trimEnd().split("\n")) JSON.parse(line);
 }
 
+/** How long one example may run, its shell and everything it started included. */
+const EXAMPLE_TIMEOUT_MS = 15_000;
+
 /**
  * Runs `example` with bash in `cwd`, with each key of `urls` (http://127.0.0.1:8080) replaced by
  * its value (where that server really listens). The first curl writes its status on standard
@@ -69,7 +72,9 @@ export function checkShown(shown: NonNullable<Example["shown"]>): void {
 export async function runExample(example: Example, urls: Readonly<Record<string, string>>, cwd: string): Promise<{ status: number; body: string }> {
   let command = example.command.replace(/^curl /, "curl -w '%{stderr}\\n%{http_code}' ");
   for (const [shown, real] of Object.entries(urls)) command = command.replaceAll(shown, real);
-  const { stdout, stderr } = await run("bash", ["-c", command], { cwd });
+  // Bounded, so that an example that waits for what never comes (a stream that never starts)
+  // fails instead of outliving its test.
+  const { stdout, stderr } = await run("bash", ["-c", command], { cwd, timeout: EXAMPLE_TIMEOUT_MS });
   const status = Number(stderr.trimEnd().split("\n").at(-1));
   return { status, body: stdout };
 }
