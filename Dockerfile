@@ -96,8 +96,11 @@ CMD ["--host", "0.0.0.0", "--port", "6790", "--data-dir", "/data"]
 FROM runtime AS gateway
 COPY --from=install-gateway /app /app
 USER node
+# WORKERS=auto: one gateway process per CPU the container may use (its cgroup's cpu.max, else
+# the CPUs it may run on), as one gateway process uses one core (docs/operations/deploying.md).
 ENV HOST=0.0.0.0 \
-    PORT=8080
+    PORT=8080 \
+    WORKERS=auto
 EXPOSE 8080
 # GET /healthz on loopback, as Host "localhost" (keep it in ALLOWED_HOSTS, as the Kubernetes
 # probes need too); over HTTPS when TLS_CERT is set, its certificate not checked (nothing secret

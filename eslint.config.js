@@ -3,7 +3,7 @@ import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["dist/", "packages/*/dist/", "packages/contract/src/gen/", "node_modules/", "coverage/", "test-results/", "data/", "reports/", ".stryker-tmp/"] },
+  { ignores: ["dist/", "packages/*/dist/", "packages/contract/src/gen/", "packages/client/src/gen/", "node_modules/", "coverage/", "test-results/", "data/", "reports/", ".stryker-tmp/"] },
   js.configs.recommended,
   ...tseslint.configs.strictTypeChecked,
   {

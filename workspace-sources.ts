@@ -8,4 +8,5 @@ export const WORKSPACE_SOURCES = [
   { find: /^norsk-manager-contract\/(.*)\.js$/, replacement: `${packages}contract/src/$1.ts` },
   { find: /^norsk-reference-manager$/, replacement: `${packages}reference-manager/src/index.ts` },
   { find: /^norsk-reference-manager\/(.*)\.js$/, replacement: `${packages}reference-manager/src/$1.ts` },
+  { find: /^norsk-manager-client$/, replacement: `${packages}client/src/index.ts` },
 ];

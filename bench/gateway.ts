@@ -1,9 +1,8 @@
-// npm run bench: the gateway's everyday calls at 50 connections, against grpc-gateway when a peer
-// binary is given, against "bare fastify" (bench/bare-fastify.ts: fastify's defaults answering
-// the same requests with fixed texts of this gateway's answers, read from it at start), and
-// against the same calls made straight to the Manager over gRPC by this process with our client
-// ("direct gRPC": the gRPC call with its protobuf encoding and decoding, the messages made
-// once), all in one run and in front of one reference Manager (built dist/, SQLite on disk):
+// npm run bench: the gateway's everyday calls at 50 connections, each answered in the same run,
+// at the same connections, by this gateway, by "the floor" (bench/floor-gateway.ts: the least
+// gateway of the same stack, fastify with one route per request, the same schemas, serializer,
+// JSON mirror and grpc-js client, no other hook or plugin), and by grpc-gateway when a peer
+// binary is given, all in front of one reference Manager (built dist/, SQLite on disk):
 //   - GET one job: every connection reads the same job (the peer: POST /v1/jobs:search with an
 //     id filter, as it has no GET route), then the same spread over 64 jobs;
 //   - search by tag: GET /v1/jobs?tag=group:g0 from every connection, then group:gN for 16
@@ -12,23 +11,25 @@
 //     on both gateways (ours in its JSON, the peer's in canonical proto JSON); then the same PUT
 //     of one job from every connection at once, which meets this gateway's per-job write queue;
 //   - PATCH (a merge patch of one tag) of one of 64 jobs, then of one job from every connection:
-//     each waits for the one before (ours only: the peer is given a PUT of the job, the direct
-//     calls a read and a write).
+//     each waits for the one before (ours only: the peer is given a PUT of the job; the floor
+//     reads, then writes by test-and-set, retried as ours is, without a queue).
 // Targets run in alternating order, BENCH_ROUNDS rounds of BENCH_SECONDS each; medians are
-// reported. CPU per request is read from /proc for the gateway (or the peer, or bare fastify)
-// and the Manager; for the direct calls, "gateway" is this process, which makes them.
-// After its rounds, each scenario's "our steps" are timed in this process (bench/steps.ts: the
-// gateway's own per-request work for that request, called as its routes call it, protobuf
-// excluded), and a line under its table sets this gateway's CPU per request (and the baseline's)
-// against the sum of the parts: bare fastify + direct gRPC + our steps.
+// reported. CPU per request is read from /proc for each gateway process (a --workers gateway:
+// its primary and workers) and the Manager. Besides the one-process gateway, the same gateway
+// with --workers auto (BENCH_WORKERS: another count, or off) uses the whole machine, as
+// grpc-gateway does (GOMAXPROCS: every core). Every row shows its CPU per request and that CPU
+// divided by the floor's.
 //
 // PEER_GATEWAY=<binary>: a grpc-gateway build for this API (flags -listen and -backend; see
 // docs/benchmarks.md for how it is built). BENCH_GATEWAY_ARGS adds flags to our gateway (e.g.
 // "--coalesce-reads off"); BENCH_ONLY=<text> runs only the scenarios whose name contains it.
 // BENCH_BASELINE_GATEWAY=<path of another build's dist/src/main.js> adds that build as a target
-// ("baseline gateway"), for a before/after comparison in one run.
+// ("baseline gateway"), for a before/after comparison in one run. BENCH_PARTS=1 adds "bare
+// fastify" (bench/bare-fastify.ts: fastify's defaults answering with fixed texts of this
+// gateway's answers) and "direct gRPC" (the same Manager calls made by this process with our
+// client), and under each table the sum of those parts and "our steps" (bench/steps.ts).
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { execFileSync } from "node:child_process";
 import autocannon from "autocannon";
@@ -36,8 +37,10 @@ import { connectManager } from "norsk-manager-contract/grpc/manager-connection.j
 import type { ManagerConnection } from "norsk-manager-contract/grpc/manager-connection.js";
 import type { Job } from "norsk-manager-contract/gen/norsk/api/manager_pb.js";
 import { jobFromJson } from "../src/json/index.js";
-import { commandNodeFlags, cpuSeconds, startBareFastify, startChild, startGatewayProcess, startManagerProcess, startPeer } from "./processes.js";
+import { commandNodeFlags, cpuSeconds, startBareFastify, startChild, startFloorGateway, startGatewayProcess, startManagerProcess, startPeer, treeCpuSeconds } from "./processes.js";
 import type { Child } from "./processes.js";
+import { FEATURES } from "./floor-features.js";
+import type { Feature } from "./floor-features.js";
 import { drive, percentile } from "./stats.js";
 import { jobMergePatchSteps, jobReadSteps, jobReplaceSteps, searchSteps, stepsCpuMicroseconds } from "./steps.js";
 import type { Steps } from "./steps.js";
@@ -49,6 +52,20 @@ const PEER = process.env.PEER_GATEWAY;
 /** Only the scenarios whose name contains this text (e.g. "GET", "PUT"). Default: all. */
 const ONLY = process.env.BENCH_ONLY ?? "";
 const BASELINE = process.env.BENCH_BASELINE_GATEWAY;
+/** The --workers of the gateway with workers (its primary and workers together, on the whole machine); "off": no such gateway. */
+const WORKERS = process.env.BENCH_WORKERS ?? "auto";
+/**
+ * BENCH_FEATURES=all, or a comma-separated list of bench/floor-gateway.ts's FEATURES: for each,
+ * a row "the floor + <feature>" (what that feature adds to a request of the floor), and with
+ * more than one a row with all of them. Default: none.
+ */
+const FEATURE_LIST: readonly Feature[] = (() => {
+  const given = process.env.BENCH_FEATURES ?? "";
+  if (given === "all") return Object.keys(FEATURES) as Feature[];
+  return given.split(",").filter((f) => f !== "") as Feature[];
+})();
+/** BENCH_PARTS=1: also "bare fastify" and "direct gRPC", and the sum of the parts under each table. */
+const PARTS = process.env.BENCH_PARTS === "1";
 const GATEWAY_ARGS = (process.env.BENCH_GATEWAY_ARGS ?? "").split(" ").filter((arg) => arg !== "");
 const JOBS = 64;
 const GROUPS = 16;
@@ -209,6 +226,8 @@ const BASELINE_GATEWAY = "baseline gateway";
 const PEER_GATEWAY_NAME = "grpc-gateway";
 const BARE_FASTIFY = "bare fastify";
 const DIRECT = "direct gRPC";
+const FLOOR = "the floor";
+const WITH_WORKERS = `this gateway, --workers ${WORKERS}`;
 
 interface Run {
   readonly target: string;
@@ -267,7 +286,7 @@ async function viaGrpc(direct: ManagerConnection, call: Scenario["direct"], seco
 const median = (values: readonly number[]): number => percentile([...values].sort((a, b) => a - b), 50);
 const rateOf = (run: Run): number => run.requests / run.seconds;
 
-/** `stepsUs`: CPU per request of this gateway's own steps ("our steps"), µs. */
+/** `stepsUs`: CPU per request of this gateway's own steps ("our steps"), µs; NaN when not timed. */
 function report(scenario: string, runs: readonly Run[], stepsUs: number): void {
   const targets = [...new Set(runs.map((r) => r.target))];
   const summary = new Map(
@@ -276,14 +295,16 @@ function report(scenario: string, runs: readonly Run[], stepsUs: number): void {
       return [target, { rate: median(of.map(rateOf)), p50: median(of.map((r) => r.p50Ms)), p99: median(of.map((r) => r.p99Ms)), cpu: median(of.map((r) => r.gatewayCpuUs)), manager: median(of.map((r) => r.managerCpuUs)), failures: of.reduce((sum, r) => sum + r.failures, 0) }];
     }),
   );
-  const baseline = summary.get(PEER_GATEWAY_NAME) ?? summary.get(DIRECT);
-  console.log(`\n${scenario} (${CONNECTIONS} connections, ${runs.filter((r) => r.target === targets[0]).length} rounds of ${SECONDS} s; medians)`);
-  console.log("| target | req/s | ratio | p50 ms | p99 ms | gateway CPU µs/req | Manager CPU µs/req | failures |");
-  console.log("|---|---|---|---|---|---|---|---|");
+  const peer = summary.get(PEER_GATEWAY_NAME);
+  const floor = summary.get(FLOOR);
+  console.log(`\n${scenario} (${CONNECTIONS} connections, ${runs.filter((r) => r.target === targets[0]).length} rounds of ${SECONDS} s; medians; load average ${loadavg().map((l) => l.toFixed(1)).join(" ")})`);
+  console.log("| target | req/s | rate ÷ grpc-gateway | p50 ms | p99 ms | p99 ÷ grpc-gateway | gateway CPU µs/req | CPU ÷ floor | CPU − floor µs | Manager CPU µs/req | failures |");
+  console.log("|---|---|---|---|---|---|---|---|---|---|---|");
+  const ratio = (value: number, of: number | undefined): string => (of === undefined ? "" : (value / of).toFixed(2));
   for (const [target, s] of summary) {
-    const ratio = baseline === undefined ? Number.NaN : s.rate / baseline.rate;
-    console.log(`| ${target} | ${s.rate.toFixed(0)} | ${ratio.toFixed(2)} | ${s.p50.toFixed(1)} | ${s.p99.toFixed(1)} | ${s.cpu.toFixed(0)} | ${s.manager.toFixed(0)} | ${s.failures} |`);
+    console.log(`| ${target} | ${s.rate.toFixed(0)} | ${ratio(s.rate, peer?.rate)} | ${s.p50.toFixed(1)} | ${s.p99.toFixed(1)} | ${ratio(s.p99, peer?.p99)} | ${s.cpu.toFixed(0)} | ${ratio(s.cpu, floor?.cpu)} | ${floor === undefined ? "" : (s.cpu - floor.cpu).toFixed(0)} | ${s.manager.toFixed(0)} | ${s.failures} |`);
   }
+  if (!PARTS) return;
   const fastifyUs = summary.get(BARE_FASTIFY)?.cpu ?? Number.NaN;
   const grpcUs = summary.get(DIRECT)?.cpu ?? Number.NaN;
   const sumUs = fastifyUs + grpcUs + stepsUs;
@@ -325,28 +346,59 @@ async function startBareFastifyLike(gateway: Child, dataDir: string): Promise<Ch
   return startBareFastify(answers);
 }
 
+/** A target that answers over HTTP: a process, the CPU it (and its children) used, and which requests it is sent. */
+interface HttpTarget {
+  readonly name: string;
+  readonly child: Child;
+  readonly cpuOf: () => number;
+  readonly requests: "ours" | "peer";
+}
+
 async function main(): Promise<void> {
   execFileSync(process.execPath, ["node_modules/typescript/bin/tsc", "-p", "tsconfig.build.json"], { stdio: "inherit" });
   const dataDir = await mkdtemp(join(tmpdir(), "bench-gateway-"));
   const manager = await startManagerProcess(dataDir);
-  const gateway = await startGatewayProcess(manager.address, GATEWAY_ARGS);
-  const peer = PEER === undefined ? undefined : await startPeer(PEER, manager.address);
-  const baseline = BASELINE === undefined ? undefined : await startChild([...commandNodeFlags(BASELINE), BASELINE, "--port", "0", "--manager", manager.address, ...GATEWAY_ARGS], /listening on (http:\/\/[^\s]+)/);
+  const children: Child[] = [];
+  const started = async (child: Promise<Child>): Promise<Child> => {
+    const c = await child;
+    children.push(c);
+    return c;
+  };
   const direct = connectManager(manager.address, { defaultTimeoutMs: 10_000 });
-  let bare: Child | undefined;
   try {
+    const gateway = await started(startGatewayProcess(manager.address, GATEWAY_ARGS));
+    const http: HttpTarget[] = [{ name: THIS_GATEWAY, child: gateway, cpuOf: () => cpuSeconds(gateway.pid), requests: "ours" }];
+    if (BASELINE !== undefined) {
+      const baseline = await started(startChild([...commandNodeFlags(BASELINE), BASELINE, "--port", "0", "--manager", manager.address, ...GATEWAY_ARGS], /listening on (http:\/\/[^\s]+)/));
+      http.push({ name: BASELINE_GATEWAY, child: baseline, cpuOf: () => cpuSeconds(baseline.pid), requests: "ours" });
+    }
+    if (PEER !== undefined) {
+      const peer = await started(startPeer(PEER, manager.address));
+      http.push({ name: PEER_GATEWAY_NAME, child: peer, cpuOf: () => cpuSeconds(peer.pid), requests: "peer" });
+    }
+    if (WORKERS !== "off") {
+      const workers = await started(startGatewayProcess(manager.address, [...GATEWAY_ARGS, "--workers", WORKERS]));
+      http.push({ name: WITH_WORKERS, child: workers, cpuOf: () => treeCpuSeconds(workers.pid), requests: "ours" });
+    }
+    const floor = await started(startFloorGateway(manager.address));
+    http.push({ name: FLOOR, child: floor, cpuOf: () => cpuSeconds(floor.pid), requests: "ours" });
+    const variants: [string, readonly Feature[]][] = FEATURE_LIST.map((f) => [`${FLOOR} + ${FEATURES[f]}`, [f]]);
+    if (FEATURE_LIST.length > 1) variants.push([`${FLOOR} + all ${String(FEATURE_LIST.length)} features`, FEATURE_LIST]);
+    for (const [name, features] of variants) {
+      const variant = await started(startFloorGateway(manager.address, features));
+      http.push({ name, child: variant, cpuOf: () => cpuSeconds(variant.pid), requests: "ours" });
+    }
     await seed(direct);
-    bare = await startBareFastifyLike(gateway, dataDir);
-    const bareFastify = bare;
+    if (PARTS) {
+      const bare = await started(startBareFastifyLike(gateway, dataDir));
+      http.push({ name: BARE_FASTIFY, child: bare, cpuOf: () => cpuSeconds(bare.pid), requests: "ours" });
+    }
     const stored = await storedJobs(direct);
     console.log(`node ${process.version}; ${JOBS} jobs; peer: ${PEER ?? "none (PEER_GATEWAY not set)"}; baseline: ${BASELINE ?? "none"}`);
     for (const scenario of SCENARIOS.filter((s) => s.name.includes(ONLY))) {
       const targets = [
-        { name: THIS_GATEWAY, run: (s: number) => measured(THIS_GATEWAY, () => cpuSeconds(gateway.pid), manager, () => viaHttp(gateway.address, scenario.ours, s)) },
-        ...(baseline === undefined ? [] : [{ name: BASELINE_GATEWAY, run: (s: number) => measured(BASELINE_GATEWAY, () => cpuSeconds(baseline.pid), manager, () => viaHttp(baseline.address, scenario.ours, s)) }]),
-        ...(peer === undefined ? [] : [{ name: PEER_GATEWAY_NAME, run: (s: number) => measured(PEER_GATEWAY_NAME, () => cpuSeconds(peer.pid), manager, () => viaHttp(peer.address, scenario.peer, s)) }]),
-        { name: BARE_FASTIFY, run: (s: number) => measured(BARE_FASTIFY, () => cpuSeconds(bareFastify.pid), manager, () => viaHttp(bareFastify.address, scenario.ours, s)) },
-        { name: DIRECT, run: (s: number) => measured(DIRECT, ownCpuSeconds, manager, () => viaGrpc(direct, scenario.direct, s)) },
+        ...http.map((t) => ({ name: t.name, run: (s: number) => measured(t.name, t.cpuOf, manager, () => viaHttp(t.child.address, t.requests === "ours" ? scenario.ours : scenario.peer, s)) })),
+        ...(PARTS ? [{ name: DIRECT, run: (s: number) => measured(DIRECT, ownCpuSeconds, manager, () => viaGrpc(direct, scenario.direct, s)) }] : []),
       ];
       for (const target of targets) await target.run(1); // warm-up: JIT, connections
       const runs: Run[] = [];
@@ -355,16 +407,13 @@ async function main(): Promise<void> {
         for (const target of order) runs.push(await target.run(SECONDS));
       }
       // After the rounds, so that the timing takes no CPU from them.
-      report(scenario.name, runs, stepsCpuMicroseconds(scenario.steps(stored), STEP_ITERATIONS));
+      report(scenario.name, runs, PARTS ? stepsCpuMicroseconds(scenario.steps(stored), STEP_ITERATIONS) : Number.NaN);
     }
     const failures = gateway.output.filter((l) => l.includes('"level":50'));
     if (failures.length > 0) console.error(`the gateway logged ${failures.length} errors; first:\n${failures[0] ?? ""}`);
   } finally {
     direct.close();
-    await bare?.stop();
-    await peer?.stop();
-    await baseline?.stop();
-    await gateway.stop();
+    for (const child of children.reverse()) await child.stop();
     await manager.stop();
     await rm(dataDir, { recursive: true, force: true });
   }

@@ -1,7 +1,7 @@
 // Child processes for benchmarks: the reference Manager and the gateway, each in its own
 // process (as deployed), so that the load generator in this process does not steal their CPU.
 import { spawn } from "node:child_process";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import type { AddressInfo } from "node:net";
 import type { ChildProcess } from "node:child_process";
@@ -78,15 +78,51 @@ export function startGatewayProcess(managerAddress: string, extraArgs: readonly 
 }
 
 /**
- * "bare fastify" (bench/bare-fastify.ts) answering with the texts of `answersFile`, run by plain
- * node: its source, transpiled, goes to dist/bench/ (beside the build, so that it finds fastify).
+ * A bench server written in TypeScript (`bench/<name>.ts`), transpiled to dist/bench/<name>.js,
+ * beside the build, so that plain node runs it and it finds fastify and the built dist/src.
  */
-export function startBareFastify(answersFile: string): Promise<Child> {
-  const source = readFileSync("bench/bare-fastify.ts", "utf8");
+function transpiledBenchServer(name: string): string {
+  const source = readFileSync(`bench/${name}.ts`, "utf8");
   const { outputText } = ts.transpileModule(source, { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022, verbatimModuleSyntax: true } });
   mkdirSync("dist/bench", { recursive: true });
-  writeFileSync("dist/bench/bare-fastify.js", outputText);
-  return startChild(["dist/bench/bare-fastify.js", answersFile], /listening on (http:\/\/[^\s]+)/);
+  writeFileSync(`dist/bench/${name}.js`, outputText);
+  return `dist/bench/${name}.js`;
+}
+
+/** "bare fastify" (bench/bare-fastify.ts) answering with the texts of `answersFile`, run by plain node. */
+export function startBareFastify(answersFile: string): Promise<Child> {
+  return startChild([transpiledBenchServer("bare-fastify"), answersFile], /listening on (http:\/\/[^\s]+)/);
+}
+
+/**
+ * "the floor" (bench/floor-gateway.ts): the least gateway of this stack, in front of the Manager
+ * at `managerAddress`, with the command's node flags (commandNodeFlags), as the gateway runs;
+ * with `features`, the floor and those of this gateway's features (bench/floor-gateway.ts, FEATURES).
+ */
+export function startFloorGateway(managerAddress: string, features: readonly string[] = []): Promise<Child> {
+  transpiledBenchServer("floor-features");
+  return startChild([...commandNodeFlags(), transpiledBenchServer("floor-gateway"), managerAddress, features.join(",")], /listening on (http:\/\/[^\s]+)/);
+}
+
+/**
+ * CPU time of a process and of its children (a --workers primary and its workers), user +
+ * system, in seconds: /proc/<pid>/task/<tid>/children, read at each call, so a replaced worker's
+ * CPU before its death is lost (the bench's rounds have none).
+ */
+export function treeCpuSeconds(pid: number): number {
+  let total = cpuSeconds(pid);
+  for (const child of childrenOf(pid)) total += treeCpuSeconds(child);
+  return total;
+}
+
+function childrenOf(pid: number): number[] {
+  try {
+    return readdirSync(`/proc/${pid}/task`).flatMap((tid) =>
+      readFileSync(`/proc/${pid}/task/${tid}/children`, "utf8").split(" ").filter((id) => id !== "").map(Number),
+    );
+  } catch {
+    return [];
+  }
 }
 
 /** CPU time a process has used, user + system, in seconds (Linux: utime and stime in USER_HZ 100 ticks). */

@@ -2,6 +2,7 @@
 // plus the RFC 9457 problem. Each schema says in JSON Schema what src/json accepts and emits;
 // TypeScript types
 // are derived with Static<>, never written by hand.
+import { status } from "@grpc/grpc-js";
 import { Type } from "@sinclair/typebox";
 import type { Static, TSchema, TUnsafe } from "@sinclair/typebox";
 import { ID_MAX_LENGTH, ID_PATTERN, ID_RULE } from "norsk-manager-contract/lexical/ids.js";
@@ -152,6 +153,28 @@ export const ProblemItemJson = named(
   "ProblemItem",
 );
 
+/** A gRPC status name as grpc-js spells it ("NOT_FOUND"). */
+export type ProblemCodeName = keyof typeof status;
+
+/**
+ * Every value a problem's `code` may take: the gRPC status names, read from grpc-js's own enum
+ * (the one list; src/http/status.ts gives each its HTTP status, and the gateway's own failures
+ * are named by these too). OK is among them: a Manager that fails a call with OK is answered as
+ * a 500 that says so.
+ */
+export const PROBLEM_CODES = Object.keys(status).filter((key) => Number.isNaN(Number(key))) as ProblemCodeName[];
+
+export const ProblemCodeJson = named(
+  Type.Unsafe<ProblemCodeName>(
+    Type.String({
+      enum: [...PROBLEM_CODES],
+      description: "The gRPC status name of the failure: the Manager's own, or the one the gateway gives its own failure of the same meaning.",
+      examples: ["INVALID_ARGUMENT"],
+    }),
+  ),
+  "ProblemCode",
+);
+
 export const ProblemJson = named(
   Type.Object(
     {
@@ -165,7 +188,7 @@ export const ProblemJson = named(
           "for a request refused before routing, whose URL is not quoted back.",
         examples: ["/v1/jobs/j-1"],
       }),
-      code: Type.Optional(Type.String({ description: "The gRPC status name, when the Manager answered.", examples: ["INVALID_ARGUMENT"] })),
+      code: Type.Optional(doc(ProblemCodeJson, "The gRPC status name, when the failure has one (a route that does not exist, for one, has none).")),
       requestId: Type.String({
         description: "The request's X-Request-Id: the one sent, or the one generated for it.",
         examples: ["3f2b8c1e-5d4a-4f7b-9a0e-1c2d3e4f5a6b"],

@@ -1,5 +1,5 @@
-// Builds every package's dist/, each after the packages it imports: the contract, the
-// reference Manager, then the gateway. A package is built against the others' dist/ (its
+// Builds every package's dist/, each after the packages it imports: the client (which imports
+// none), the contract, the reference Manager, then the gateway. A package is built against the others' dist/ (its
 // declarations), as it is when installed, never against their sources. A built checkout is
 // ready to pack: the bundled dependencies of its workspace packages are linked where `npm
 // pack` looks for them (scripts/link-bundled.mjs).
@@ -12,7 +12,7 @@ import { linkBundled } from "./link-bundled.mjs";
 const tsc = "node_modules/typescript/bin/tsc";
 
 /** The folders that hold a tsconfig.build.json, in build order. */
-export const BUILD_ORDER = ["packages/contract", "packages/reference-manager", "."];
+export const BUILD_ORDER = ["packages/client", "packages/contract", "packages/reference-manager", "."];
 
 /**
  * Where a build records the digest of what it was built from (inputsDigest), written last, so

@@ -15,14 +15,86 @@
 // every start stops the command instead of restarting it forever.
 import cluster from "node:cluster";
 import type { Worker } from "node:cluster";
+import { readFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { AggregatorRegistry } from "prom-client";
 import type { Config } from "./config.js";
 import type { GatewayMetrics } from "./telemetry/metrics.js";
 
-/** How many workers `setting` asks for: a number, or one per CPU for "auto". */
-export function workerCount(setting: string): number {
-  return setting === "auto" ? availableParallelism() : Number(setting);
+/** Where workerCount looks for the CPUs this process may use. */
+export interface CpuSources {
+  /** The number of CPUs node may run on (its affinity). Default: os.availableParallelism(). */
+  readonly parallelism?: () => number;
+  /** Reads a file, or throws when it cannot. Default: fs.readFileSync as UTF-8. */
+  readonly read?: (path: string) => string;
+}
+
+/**
+ * How many workers `setting` asks for: a number, or for "auto" one per CPU this process may use:
+ * the CPUs node may run on, no more than its cgroup v2 CPU quota allows (cpuQuotaCpus), so that a
+ * container limited to 2 CPUs on a 64-core node runs 2 workers.
+ */
+export function workerCount(setting: string, sources: CpuSources = {}): number {
+  if (setting !== "auto") return Number(setting);
+  const { parallelism = availableParallelism, read = (path: string) => readFileSync(path, "utf8") } = sources;
+  const cpus = parallelism();
+  const quota = cpuQuotaCpus(read);
+  return quota === undefined ? cpus : Math.max(1, Math.min(cpus, quota));
+}
+
+/**
+ * The CPUs the cgroup v2 quota of this process allows (`cpu.max`: "<quota> <period>" in µs, or
+ * "max <period>" for no limit), rounded up: the least of its own cgroup's and of each cgroup
+ * above it (a limit anywhere up the tree applies); undefined when none is limited or there is no
+ * cgroup v2 (cgroup v1, not Linux).
+ */
+export function cpuQuotaCpus(read: (path: string) => string): number | undefined {
+  let least: number | undefined;
+  for (const dir of cgroupDirs(read)) {
+    let text: string;
+    try {
+      text = read(`${dir}/cpu.max`);
+    } catch {
+      continue;
+    }
+    const cpus = parseCpuMax(text);
+    if (cpus !== undefined) least = Math.min(least ?? cpus, cpus);
+  }
+  return least;
+}
+
+/**
+ * The CPUs a cgroup v2 `cpu.max` allows, rounded up (at least 1); undefined for "max" (no
+ * limit) or for a text that is not "<quota> <period>".
+ */
+export function parseCpuMax(text: string): number | undefined {
+  const match = /^(max|\d+)(?:\s+(\d+))?\s*$/.exec(text.trim());
+  if (match === null || match[1] === "max") return undefined;
+  const quota = Number(match[1]);
+  const period = Number(match[2] ?? 100_000);
+  if (quota <= 0 || period <= 0) return undefined;
+  return Math.max(1, Math.ceil(quota / period));
+}
+
+const CGROUP_ROOT = "/sys/fs/cgroup";
+
+/**
+ * This process's cgroup v2 directory and those above it, up to the mount's root: its path is the
+ * "0::" line of /proc/self/cgroup (in a container, "/", the container's own namespace).
+ */
+function cgroupDirs(read: (path: string) => string): string[] {
+  let path = "/";
+  try {
+    const line = read("/proc/self/cgroup").split("\n").find((l) => l.startsWith("0::"));
+    if (line === undefined) return [];
+    path = line.slice(3).trim() || "/";
+  } catch {
+    return [CGROUP_ROOT];
+  }
+  const parts = path.split("/").filter((part) => part !== "" && part !== "..");
+  const dirs: string[] = [];
+  for (let n = parts.length; n >= 0; n--) dirs.push([CGROUP_ROOT, ...parts.slice(0, n)].join("/"));
+  return dirs;
 }
 
 /** Whether this process is the primary of --workers (and should run runPrimary, not a gateway). */

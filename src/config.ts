@@ -148,13 +148,14 @@ export const ConfigSchema = Type.Object(
       flag: "trust-proxy", env: "TRUST_PROXY",
       description: "proxies (IP addresses, CIDR ranges, loopback, linklocal or uniquelocal; comma-separated) whose X-Forwarded-For, -Host and -Proto name the client; none: every peer is the client",
     }),
-    // Several processes on one port (src/cluster.ts); one by default, as a replica behind a
-    // load balancer is the first way to use more cores (docs/operations/deploying.md).
+    // Several processes on one port (src/cluster.ts); one by default for the command, as a
+    // replica behind a load balancer is the first way to use more cores; the container image
+    // and the Kubernetes manifests set auto (docs/operations/deploying.md).
     workers: Type.String({
       pattern: "^(auto|[1-9][0-9]{0,2})$",
       default: "1",
       flag: "workers", env: "WORKERS",
-      description: "gateway processes serving the one port (node:cluster), or auto for one per CPU",
+      description: "gateway processes serving the one port (node:cluster), or auto for one per CPU the process may use (its cgroup v2 CPU quota, cpu.max, when it has one; else the CPUs it may run on)",
     }),
     sseHeartbeatMs: Type.Integer({
       minimum: 1,

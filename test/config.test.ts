@@ -231,6 +231,8 @@ describe("loadConfig", () => {
   it("reads the number of workers from --workers or WORKERS: a count or auto", () => {
     expect(config(["--workers", "4"]).workers).toBe("4");
     expect(config([], { WORKERS: "auto" }).workers).toBe("auto");
+    // One process unless asked: the image and the Kubernetes manifests ask for auto.
+    expect(config([]).workers).toBe("1");
   });
 
   it.each([

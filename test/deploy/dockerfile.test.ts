@@ -140,6 +140,10 @@ describe("the Dockerfile's images", () => {
     expect(GATEWAY.env.HOST).toBe("0.0.0.0");
     expect(GATEWAY.expose).toEqual([GATEWAY.env.PORT]);
   });
+
+  it("run one gateway process per CPU the container may use (WORKERS=auto)", () => {
+    expect(GATEWAY.env.WORKERS).toBe("auto");
+  });
 });
 
 /** GET `url` with `host` as its Host header (which fetch cannot set); resolves with the status. */

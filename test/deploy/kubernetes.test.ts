@@ -108,6 +108,15 @@ describe("deploy/kubernetes: the gateway's replicas", () => {
     expect(gatewayContainer().resources?.requests?.cpu).toBeDefined();
   });
 
+  it("have two whole CPUs, requested as much as the limit, and run a worker on each (WORKERS auto)", () => {
+    const { requests, limits } = gatewayContainer().resources ?? {};
+    expect(requests).toEqual({ cpu: "2", memory: "1Gi" });
+    expect(limits).toEqual(requests);
+    expect(CONFIG.WORKERS).toBe("auto");
+    // Workers share the metrics port by its number (src/config.ts): it must not be 0.
+    expect(Number(CONFIG.METRICS_PORT)).toBeGreaterThan(0);
+  });
+
   it("are served on the image's port, which the Service targets by name", () => {
     const [port] = gatewayContainer().ports ?? [];
     expect(port).toMatchObject({ name: "http", containerPort: Number(CONFIG.PORT) });

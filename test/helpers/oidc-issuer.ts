@@ -3,36 +3,19 @@
 // with signing keys the test may rotate or take down while a gateway relies on it. The test
 // keeps the private keys, to forge tokens the provider would never issue. Every request it
 // receives is counted (`requests`), and it can be made to answer every request with an error
-// status instead (`failWith`), as an issuer whose discovery fails does.
+// status instead (`failWith`), as an issuer whose discovery fails does. The provider itself is
+// the one `npm run dev-issuer` serves (scripts/oidc-provider.ts).
 import { createServer } from "node:http";
 import type { Server } from "node:http";
-import type { AddressInfo } from "node:net";
-import { exportJWK, generateKeyPair } from "jose";
-import type { JWK, CryptoKey } from "jose";
-import Provider from "oidc-provider";
+import { close, handlerOf, listen, listeningServer, providerOf } from "../../scripts/oidc-provider.js";
+import type { SigningKey } from "../../scripts/oidc-provider.js";
+
+export { signingKey } from "../../scripts/oidc-provider.js";
+export type { SigningKey } from "../../scripts/oidc-provider.js";
 
 export const AUDIENCE = "https://gateway.test/api";
 export const CLIENT_ID = "ci-pipeline";
 const CLIENT_SECRET = "a-client-secret-long-enough-for-the-provider";
-
-/** Every scope the provider may grant. */
-const GRANTABLE = "jobs:read jobs:write nodes:read nodes:write events:read metrics:read";
-
-export interface SigningKey {
-  readonly kid: string;
-  readonly privateKey: CryptoKey;
-  readonly publicKey: CryptoKey;
-  readonly privateJwk: JWK;
-  readonly publicJwk: JWK;
-}
-
-/** A new RS256 key pair named `kid`. */
-export async function signingKey(kid: string): Promise<SigningKey> {
-  const { privateKey, publicKey } = await generateKeyPair("RS256", { extractable: true });
-  const privateJwk = { ...(await exportJWK(privateKey)), kid, alg: "RS256", use: "sig" };
-  const publicJwk = { ...(await exportJWK(publicKey)), kid, alg: "RS256", use: "sig" };
-  return { kid, privateKey, publicKey, privateJwk, publicJwk };
-}
 
 export interface Issuer {
   /** The issuer identifier: http://127.0.0.1:<port> */
@@ -60,18 +43,18 @@ export interface IssuerOptions {
 
 export async function startIssuer(initial: readonly SigningKey[], { accessTokenTtlS = 300 }: IssuerOptions = {}): Promise<Issuer> {
   let keys = initial;
-  let server: Server = createServer();
-  await listen(server, 0);
-  const port = (server.address() as AddressInfo).port;
+  const opened = await listeningServer(0);
+  let server: Server = opened.server;
+  const { port } = opened;
   const url = `http://127.0.0.1:${String(port)}`;
   const requests: string[] = [];
   let failing: number | undefined;
   const serve = (): void => {
-    const handle = providerOf(url, keys, accessTokenTtlS).callback();
+    const handle = handlerOf(providerOf({ issuer: url, audience: AUDIENCE, clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, keys, accessTokenTtlS }));
     server.on("request", (request, response) => {
       requests.push(request.url ?? "");
       if (failing === undefined) {
-        void handle(request, response);
+        handle(request, response);
         return;
       }
       response.writeHead(failing, { "content-type": "text/plain" }).end("the issuer is failing");
@@ -116,42 +99,4 @@ export async function startIssuer(initial: readonly SigningKey[], { accessTokenT
     start,
     close: stop,
   };
-}
-
-function providerOf(issuer: string, keys: readonly SigningKey[], accessTokenTtlS: number): Provider {
-  return new Provider(issuer, {
-    clients: [{ client_id: CLIENT_ID, client_secret: CLIENT_SECRET, grant_types: ["client_credentials"], redirect_uris: [], response_types: [], scope: GRANTABLE }],
-    jwks: { keys: keys.map((key) => key.privateJwk) },
-    scopes: GRANTABLE.split(" "),
-    features: {
-      devInteractions: { enabled: false },
-      clientCredentials: { enabled: true },
-      resourceIndicators: {
-        enabled: true,
-        defaultResource: () => AUDIENCE,
-        useGrantedResource: () => true,
-        getResourceServerInfo: (_ctx, resource) => {
-          if (resource !== AUDIENCE) throw new Error(`unknown resource ${resource}`);
-          return { scope: GRANTABLE, audience: AUDIENCE, accessTokenFormat: "jwt", accessTokenTTL: accessTokenTtlS, jwt: { sign: { alg: "RS256" } } };
-        },
-      },
-    },
-  });
-}
-
-function listen(server: Server, port: number): Promise<void> {
-  return new Promise((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(port, "127.0.0.1", () => {
-      server.off("error", reject);
-      resolve();
-    });
-  });
-}
-
-function close(server: Server): Promise<void> {
-  return new Promise((resolve) => {
-    server.close(() => { resolve(); });
-    server.closeAllConnections();
-  });
 }

@@ -32,7 +32,7 @@ for (const file of [file_norsk_api_manager, file_norsk_api_common]) {
 }
 const RESOURCE_OF_REQUEST: Record<string, string> = { AwsNode: "CreateAwsNodeRequest", OciNode: "CreateOciNodeRequest", PhysicalNodeUpdate: "UpdatePhysicalNodeRequest" };
 /** Components that are no protobuf message: the gateway's own shapes. */
-const GATEWAY_OWN = ["CloudHealth", "Id", "Instances", "JobActivity", "JobActivityState", "JobList", "JsonPatch", "Node", "NodeCloud", "NodeList", "NodeState", "PartialJobList", "ProbeStatus", "Problem", "ProblemItem", "ServerSentEvents", "StartInstance", "Timestamp"];
+const GATEWAY_OWN = ["CloudHealth", "Id", "Instances", "JobActivity", "JobActivityState", "JobList", "JsonPatch", "Node", "NodeCloud", "NodeList", "NodeState", "PartialJobList", "ProbeStatus", "Problem", "ProblemCode", "ProblemItem", "ServerSentEvents", "StartInstance", "Timestamp"];
 const ENUMS = new Set([...Object.values(ENUM_SCHEMAS), ComposeStage, LogLevel, NodeStoppingReason, JobStoppingReason].map((schema) => componentOf(schema)?.name));
 
 /** The message a component stands for, and whether it is a request-body form of it or a partial read (fields=) of it. */

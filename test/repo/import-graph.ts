@@ -24,6 +24,7 @@ export interface Import {
 export const WORKSPACE: Readonly<Record<string, { readonly source: string; readonly main?: string }>> = {
   "norsk-manager-contract": { source: "packages/contract/src" },
   "norsk-reference-manager": { source: "packages/reference-manager/src", main: "index.ts" },
+  "norsk-manager-client": { source: "packages/client/src", main: "index.ts" },
 };
 
 /** Paths are relative to the repository root, with "/" separators. */

@@ -16,7 +16,12 @@ const ROOT = resolve(import.meta.dirname, "../..");
 const TOP = "src/*.ts";
 
 /** The workspace's packages, by the folder that holds each one's package.json. */
-const PACKAGE_FOLDERS = { "norsk-manager-gateway": ".", "norsk-manager-contract": "packages/contract", "norsk-reference-manager": "packages/reference-manager" } as const;
+const PACKAGE_FOLDERS = {
+  "norsk-manager-gateway": ".",
+  "norsk-manager-contract": "packages/contract",
+  "norsk-reference-manager": "packages/reference-manager",
+  "norsk-manager-client": "packages/client",
+} as const;
 type PackageName = keyof typeof PACKAGE_FOLDERS;
 
 /**
@@ -27,6 +32,8 @@ const PACKAGES: Readonly<Record<PackageName, readonly PackageName[]>> = {
   "norsk-manager-gateway": ["norsk-manager-contract", "norsk-reference-manager"],
   "norsk-reference-manager": ["norsk-manager-contract"],
   "norsk-manager-contract": [],
+  // The client runs on the platform alone (a browser included): it imports no package.
+  "norsk-manager-client": [],
 };
 
 /**
@@ -50,6 +57,7 @@ const LAYERS: Readonly<Record<string, readonly string[] | "anything">> = {
   "src/json": ["schemas", "contract/lexical", "contract/gen"],
   "schemas": ["contract/lexical"],
   "reference-manager": ["contract/grpc", "contract/lexical", "contract/gen"],
+  client: [],
   "contract/grpc": ["contract/gen"],
   "contract/lexical": [],
   // Generated, never parsed here: it imports only itself and packages.
@@ -71,6 +79,7 @@ function folderOf(file: string): string {
 function packageOf(file: string): PackageName {
   if (file.startsWith("packages/contract/")) return "norsk-manager-contract";
   if (file.startsWith("packages/reference-manager/")) return "norsk-reference-manager";
+  if (file.startsWith("packages/client/")) return "norsk-manager-client";
   return "norsk-manager-gateway";
 }
 
@@ -176,7 +185,7 @@ function fileCycles(imports: readonly Import[]): string[][] {
 }
 
 describe("the package and folder layers", () => {
-  const files = sourceFiles(ROOT, ["src", "schemas", "packages/contract/src", "packages/reference-manager/src"], ["packages/contract/src/gen"]);
+  const files = sourceFiles(ROOT, ["src", "schemas", "packages/contract/src", "packages/reference-manager/src", "packages/client/src"], ["packages/contract/src/gen", "packages/client/src/gen"]);
   const imports = readImports(ROOT, files);
 
   it("reads the source it checks", () => {
