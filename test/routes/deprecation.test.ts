@@ -5,6 +5,7 @@
 // exposed to pages of a CORS origin. No route is deprecated today, so the test adds one, declared
 // as a real route is; then it walks every operation of the document: deprecated there exactly
 // when its answers carry the headers.
+import { Readable } from "node:stream";
 import { Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -52,6 +53,8 @@ function addDeprecatedRoute(app: FastifyInstance): void {
     if (thingId === "gone") throw problem("NOT_FOUND", `thing ${JSON.stringify(thingId)} does not exist`);
     // An answer with a Link of its own, as a search's page has.
     if (thingId === "paged") void reply.header("link", `<${PATH}/next>; rel="next"`);
+    // A streamed answer, as an event stream's is.
+    if (thingId === "stream") return reply.type("application/x-ndjson").send(Readable.from([`${JSON.stringify({ thingId })}\n`]));
     return reply.send({ thingId });
   });
 }
@@ -104,6 +107,7 @@ describe("a deprecated route", () => {
   it.each([
     ["a success", { url: `${PATH}/a`, headers: withKey }, 200],
     ["a HEAD", { method: "HEAD" as const, url: `${PATH}/a`, headers: withKey }, 200],
+    ["a streamed answer", { url: `${PATH}/stream`, headers: withKey }, 200],
     ["the handler's problem", { url: `${PATH}/gone`, headers: withKey }, 404],
     ["a refused parameter", { url: `${PATH}/much-too-long`, headers: withKey }, 400],
     ["a refusal of credentials", { url: `${PATH}/a` }, 401],
