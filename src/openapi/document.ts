@@ -27,6 +27,8 @@ export interface Operation {
   summary?: string;
   description?: string;
   tags?: string[];
+  /** Set on a deprecated operation only (src/http/deprecation.ts). */
+  deprecated?: boolean;
   parameters?: Parameter[];
   requestBody?: { description?: string; required?: boolean; content?: Record<string, Media> };
   responses?: Record<string, Response>;

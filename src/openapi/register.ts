@@ -135,7 +135,7 @@ export async function registerOpenApi(app: FastifyInstance, version: string): Pr
       components: { schemas: named.components, parameters: PARAMETERS, headers: HEADERS, securitySchemes: SECURITY_SCHEMES as unknown as Record<string, never> },
     },
     // documentView also takes a route without a schema: @fastify/swagger passes those too.
-    transform: ({ schema, url, route }) => ({ schema: documentView(schema, named, route.config?.access), url }),
+    transform: ({ schema, url, route }) => ({ schema: documentView(schema, named, route.config?.access, route.config?.deprecated), url }),
     // OpenAPI 3.1 has JSON Schema's const: no need for one-value enums.
     convertConstToEnum: false,
     transformObject: (document) => {

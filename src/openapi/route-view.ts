@@ -9,6 +9,7 @@ import { isJsonObject as isEntry } from "../json/errors.js";
 import { declaredProblems } from "../http/responses.js";
 import { OPEN } from "../auth/scopes.js";
 import type { Access } from "../auth/scopes.js";
+import type { DeprecatedRoute } from "../http/deprecation.js";
 
 /** The document's security schemes (register.ts), each of which may carry a scope. */
 export const SECURITY_SCHEME_NAMES = ["bearerToken", "apiKey", "clientCertificate"] as const;
@@ -19,10 +20,15 @@ function securityOf(access: Access): Record<string, string[]>[] {
   return SECURITY_SCHEME_NAMES.map((scheme) => ({ [scheme]: [access] }));
 }
 
-export function documentView(schema: FastifySchema | undefined, named: NamedSchemas, access?: Access): FastifySchema {
+export function documentView(schema: FastifySchema | undefined, named: NamedSchemas, access?: Access, deprecation?: DeprecatedRoute): FastifySchema {
   if (schema === undefined) return {};
   const view: FastifySchema = { ...schema };
   if (access !== undefined) view.security = securityOf(access);
+  // The route's deprecation (src/http/deprecation.ts): marked, and its dates said, in the document.
+  if (deprecation !== undefined) {
+    view.deprecated = true;
+    view.description = [schema.description, deprecationSentence(deprecation)].filter((part) => part !== undefined).join(" ");
+  }
   if (schema.body !== undefined) view.body = named.referenced(schema.body);
   // A query's and a path's parameters too: @fastify/swagger makes one of each property.
   if (schema.querystring !== undefined) view.querystring = parametersView(schema.querystring, named);
@@ -40,6 +46,13 @@ export function documentView(schema: FastifySchema | undefined, named: NamedSche
     view.response = responses;
   }
   return view;
+}
+
+/** When the operation was deprecated and may stop answering, and where to read what replaces it. */
+function deprecationSentence({ since, sunset, link }: DeprecatedRoute): string {
+  const day = (date: Date): string => date.toISOString().slice(0, 10);
+  const see = link === undefined ? "" : ` See ${link}.`;
+  return `Deprecated since ${day(since)} (the Deprecation header); it may stop answering after ${day(sunset)} (Sunset).${see}`;
 }
 
 /** An object schema of parameters, each property's own description and examples kept for the parameter it becomes. */

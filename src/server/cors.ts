@@ -17,10 +17,11 @@ export interface CorsOptions {
 }
 
 /**
- * Headers a page's script may read besides the CORS-safelisted ones: what the API documents,
- * and the rate limit's (sent only with --rate-limit).
+ * Headers a page's script may read besides the CORS-safelisted ones: what the API documents
+ * (Link: a search's next page, a deprecation's page), a deprecated operation's
+ * (src/http/deprecation.ts), and the rate limit's (sent only with --rate-limit).
  */
-export const EXPOSED_HEADERS: readonly string[] = ["ETag", "Location", "X-Request-Id", "Retry-After", ...RATE_LIMIT_HEADERS];
+export const EXPOSED_HEADERS: readonly string[] = ["ETag", "Location", "X-Request-Id", "Retry-After", "Link", "Deprecation", "Sunset", ...RATE_LIMIT_HEADERS];
 
 /** Every method a route takes; OPTIONS itself needs no permission. */
 export const CORS_METHODS: readonly string[] = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"];

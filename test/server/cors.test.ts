@@ -87,7 +87,7 @@ describe("with --cors-origin https://ui.example.com", () => {
     const res = await gw().app.inject({ method: "POST", url: "/v1/jobs", headers: { ...JSON_HEADERS, host: "localhost", origin: UI }, payload: { ...JOB, jobId: "cors-put" } });
     expect(res.statusCode).toBe(201);
     expect(res.headers["access-control-allow-origin"]).toBe(UI);
-    expect(res.headers["access-control-expose-headers"]).toBe("ETag, Location, X-Request-Id, Retry-After, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset");
+    expect(res.headers["access-control-expose-headers"]).toBe("ETag, Location, X-Request-Id, Retry-After, Link, Deprecation, Sunset, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset");
     expect(res.headers["access-control-allow-credentials"]).toBeUndefined();
     expect(res.headers.etag).toBeDefined();
     expect(res.headers.location).toBe("/v1/jobs/cors-put");
