@@ -19,7 +19,7 @@ import { requestIdOf } from "./http/request-id.js";
 import { methodNotAllowed, refuseUnacceptable, routeMethods } from "./http/negotiation.js";
 import type { RouteMethods } from "./http/negotiation.js";
 import { retryAfterOn503 } from "./http/retry-after.js";
-import { deprecationHeaders } from "./http/deprecation.js";
+import { withDeprecationHeaders } from "./http/deprecation.js";
 import { bodilessAnswers } from "./http/bodiless.js";
 import { clientErrorHandler, connectHandler, expectationHandler, frameworkErrorHandler } from "./http/unrouted.js";
 import { parseJsonBody } from "./json/body.js";
@@ -389,8 +389,9 @@ function addGuardsAndErrorHandlers(app: GatewayApp, settings: AppSettings, { man
   app.addHook("onSend", bodilessAnswers);
   // Every 503, whatever made it, says when to try again (src/http/retry-after.ts).
   app.addHook("onSend", retryAfterOn503(settings.shedRetryAfterS));
-  // Every answer of a deprecated route says so (src/http/deprecation.ts).
-  app.addHook("onSend", deprecationHeaders);
+  // Every answer of a deprecated route says so (src/http/deprecation.ts); a route that is not
+  // deprecated does not pay for the hook.
+  app.addHook("onRoute", withDeprecationHeaders);
   refuseWhileClosing(app);
 
   app.setErrorHandler((error, request, reply) => {

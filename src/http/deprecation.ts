@@ -7,7 +7,7 @@
 // - `Sunset: <IMF-fixdate>` (RFC 8594): after when it may stop answering;
 // - `Link: <url>; rel="deprecation"` (RFC 9745), when a page says what to use instead; added
 //   to any Link the operation sends itself (a page's rel="next").
-import type { FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyReply, FastifyRequest, RouteOptions } from "fastify";
 
 export interface Deprecation {
   /** When the operation was deprecated: Deprecation's date. */
@@ -64,4 +64,11 @@ export function deprecationHeaders(request: FastifyRequest, reply: FastifyReply,
     }
   }
   done(null, payload);
+}
+
+/** An onRoute hook: a deprecated route gets deprecationHeaders as its last onSend hook; any other route is left as it is. */
+export function withDeprecationHeaders(route: RouteOptions): void {
+  if (route.config?.deprecated === undefined) return;
+  const own = route.onSend === undefined ? [] : [route.onSend].flat();
+  route.onSend = [...own, deprecationHeaders];
 }
