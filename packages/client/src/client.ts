@@ -67,7 +67,7 @@ export function createClient(options: ClientOptions): Client {
     auth: new Authenticator(options),
   });
   return {
-    jobs: new Jobs(transport),
+    jobs: new Jobs(transport, backoff),
     nodes: new Nodes(transport),
     probes: new Probes(transport),
     health: async (requestOptions = {}) => (await transport.json({ operation: "cloudHealth" }, requestOptions)).value as CloudHealth,

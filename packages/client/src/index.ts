@@ -23,6 +23,7 @@ export type { EventMeta, StreamOptions } from "./core/event-stream.js";
 export type { EventName, EventsQuery, ManagerEvent, StatusEvent } from "./resources/events.js";
 export type { GetOptions, JobFilters, ListQuery, StreamQuery } from "./resources/jobs.js";
 export { etagOf } from "./resources/conditions.js";
+export type { JobChange, UpdateOptions } from "./resources/job-update.js";
 export type { WriteOptions } from "./resources/conditions.js";
 export { DEFAULTS } from "./core/options.js";
 export type * from "./types.js";

@@ -11,6 +11,9 @@ import type { Job, JobActivity, JobInput, JobPatch, JsonPatch, PartialJob } from
 import { ifMatchHeader } from "./conditions.js";
 import type { WriteOptions } from "./conditions.js";
 import { Instances } from "./instances.js";
+import { updateJob } from "./job-update.js";
+import type { JobChange, UpdateOptions } from "./job-update.js";
+import type { Backoff } from "../core/backoff.js";
 
 /** The search's filters (every query parameter but the paging ones and fields). */
 export type JobFilters = Omit<QueryOf<"jobSearch">, "pageSize" | "pageToken" | "limit" | "fields">;
@@ -36,10 +39,12 @@ const DEFAULT_PAGE_SIZE = 100;
 
 export class Jobs {
   readonly #transport: Transport;
+  readonly #backoff: Backoff;
   readonly instances: Instances;
 
-  constructor(transport: Transport) {
+  constructor(transport: Transport, backoff: Backoff) {
     this.#transport = transport;
+    this.#backoff = backoff;
     this.instances = new Instances(transport);
   }
 
@@ -92,6 +97,15 @@ export class Jobs {
     const call = { operation: "updateJob", path: { jobId }, body: job, headers: ifMatchHeader(options) } as const;
     const { value } = await this.#transport.json(call, options);
     return value as Job;
+  }
+
+  /**
+   * Reads the job, applies `change`, and writes the result with If-Match; when another writer
+   * came between (412), does it again on what that writer left, a bounded number of times
+   * (src/resources/job-update.ts): `client.jobs.update(id, (job) => ({ ...job, description: "x" }))`.
+   */
+  update(jobId: string, change: JobChange, options: UpdateOptions = {}): Promise<Job> {
+    return updateJob(this, this.#backoff, jobId, change, options);
   }
 
   /** A JSON Merge Patch (RFC 7396): what it names changes, null removes, the rest is kept. */
