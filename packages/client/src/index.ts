@@ -24,6 +24,7 @@ export type { EventName, EventsQuery, ManagerEvent, StatusEvent } from "./resour
 export type { GetOptions, JobFilters, ListQuery, StreamQuery } from "./resources/jobs.js";
 export { etagOf } from "./resources/conditions.js";
 export type { JobChange, UpdateOptions } from "./resources/job-update.js";
+export type { JobWatch, JobWatchChange, WatchQuery } from "./resources/job-watch.js";
 export type { WriteOptions } from "./resources/conditions.js";
 export { DEFAULTS } from "./core/options.js";
 export type * from "./types.js";

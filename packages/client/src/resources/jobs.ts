@@ -14,6 +14,8 @@ import { Instances } from "./instances.js";
 import { updateJob } from "./job-update.js";
 import type { JobChange, UpdateOptions } from "./job-update.js";
 import type { Backoff } from "../core/backoff.js";
+import { watchJobs } from "./job-watch.js";
+import type { JobWatch, WatchQuery, WatchSources } from "./job-watch.js";
 
 /** The search's filters (every query parameter but the paging ones and fields). */
 export type JobFilters = Omit<QueryOf<"jobSearch">, "pageSize" | "pageToken" | "limit" | "fields">;
@@ -42,10 +44,22 @@ export class Jobs {
   readonly #backoff: Backoff;
   readonly instances: Instances;
 
-  constructor(transport: Transport, backoff: Backoff) {
+  readonly #events: WatchSources["events"];
+
+  /** `events` is client.events, which a watch follows. */
+  constructor(transport: Transport, backoff: Backoff, events: WatchSources["events"]) {
     this.#transport = transport;
     this.#backoff = backoff;
+    this.#events = events;
     this.instances = new Instances(transport);
+  }
+
+  /**
+   * A live view of the jobs with `tag`: every job listed, then kept up to date from the event
+   * stream, listed again after a reconnection (src/resources/job-watch.ts).
+   */
+  watch(query: WatchQuery = {}, options: RequestOptions = {}): JobWatch {
+    return watchJobs({ list: (listQuery, listOptions) => this.list(listQuery, listOptions), events: this.#events }, query, options);
   }
 
   /** Every job the filters select, a page at a time: `for await (const job of client.jobs.list({ tag: ["env:prod"] }))`. */
