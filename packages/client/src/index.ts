@@ -28,3 +28,5 @@ export type { JobWatch, JobWatchChange, WatchQuery } from "./resources/job-watch
 export type { WriteOptions } from "./resources/conditions.js";
 export { DEFAULTS } from "./core/options.js";
 export type * from "./types.js";
+export { bigIntToInt64, fromDate, int64ToBigInt, timestampParts, timestampText, toDate } from "./values.js";
+export type { TimestampParts } from "./values.js";
