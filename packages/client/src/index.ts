@@ -21,7 +21,7 @@ export { Pages } from "./core/pages.js";
 export type { Page } from "./core/pages.js";
 export type { EventMeta, StreamOptions } from "./core/event-stream.js";
 export type { EventName, EventsQuery, ManagerEvent, StatusEvent } from "./resources/events.js";
-export type { GetOptions, JobFilters, ListQuery, StreamQuery } from "./resources/jobs.js";
+export type { GetOptions, JobFilters, ListQuery, StreamQuery } from "./resources/job-queries.js";
 export { etagOf } from "./resources/conditions.js";
 export type { JobChange, UpdateOptions } from "./resources/job-update.js";
 export type { JobWatch, JobWatchChange, WatchQuery } from "./resources/job-watch.js";

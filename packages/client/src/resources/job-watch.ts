@@ -12,7 +12,7 @@ import type { StreamOptions } from "../core/event-stream.js";
 import type { Pages } from "../core/pages.js";
 import type { Job } from "../types.js";
 import type { EventName, EventsQuery, ManagerEvent } from "./events.js";
-import type { ListQuery } from "./jobs.js";
+import type { ListQuery } from "./job-queries.js";
 
 export interface WatchQuery {
   /** Only jobs with each of these tags, "name:value". @default every job */

@@ -1,7 +1,6 @@
 // client.jobs: a job's reads and writes, named as the SDK names its calls. Thin: each method
 // is one operation of the catalogue, sent by the transport; pages, the NDJSON stream, safe
 // updates and the live view are their own modules.
-import type { QueryOf } from "../core/operation-types.js";
 import type { RequestOptions } from "../core/options.js";
 import { Pages } from "../core/pages.js";
 import type { Page } from "../core/pages.js";
@@ -11,31 +10,12 @@ import type { Job, JobActivity, JobInput, JobPatch, JsonPatch, PartialJob } from
 import { ifMatchHeader } from "./conditions.js";
 import type { WriteOptions } from "./conditions.js";
 import { Instances } from "./instances.js";
+import type { GetOptions, ListQuery, StreamQuery } from "./job-queries.js";
 import { updateJob } from "./job-update.js";
 import type { JobChange, UpdateOptions } from "./job-update.js";
 import type { Backoff } from "../core/backoff.js";
 import { watchJobs } from "./job-watch.js";
 import type { JobWatch, WatchQuery, WatchSources } from "./job-watch.js";
-
-/** The search's filters (every query parameter but the paging ones and fields). */
-export type JobFilters = Omit<QueryOf<"jobSearch">, "pageSize" | "pageToken" | "limit" | "fields">;
-
-export interface ListQuery extends JobFilters {
-  /** Jobs per page, 1 to 1000. @default 100 */
-  readonly pageSize?: number;
-  /** Where to start: a nextPageToken kept from an earlier page of the same filters. @default the first page */
-  readonly pageToken?: string;
-}
-
-export interface StreamQuery extends JobFilters {
-  /** Stop after this many jobs. @default every job */
-  readonly limit?: number;
-}
-
-export interface GetOptions extends RequestOptions {
-  /** Only these top-level fields, comma-separated: the job is then partial. @default every field */
-  readonly fields?: string;
-}
 
 const DEFAULT_PAGE_SIZE = 100;
 
