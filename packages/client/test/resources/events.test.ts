@@ -61,6 +61,16 @@ describe("client.events", () => {
     manager = await startManager({ port: 0, dataDir: IN_MEMORY });
   });
 
+  it("client.status gives the status channel's hello, typed", async () => {
+    manager = await startManager({ port: 0, dataDir: IN_MEMORY });
+    const client = createClient({ baseUrl: (await gateway()).url });
+    const status = client.status();
+    const hello = await next(status);
+    await status.return();
+    expect(hello.event).toBe("hello");
+    expect(hello.event === "hello" ? typeof hello.data : undefined).toBe("object");
+  });
+
   it("goes on across a gateway restart: reconnects with Last-Event-ID, and a fresh picture on connection 2", async () => {
     manager = await startManager({ port: 0, dataDir: IN_MEMORY });
     let current = await gateway();
