@@ -22,6 +22,7 @@ WORKDIR /src
 COPY package.json package-lock.json ./
 COPY packages/contract/package.json packages/contract/
 COPY packages/reference-manager/package.json packages/reference-manager/
+COPY packages/client/package.json packages/client/
 # No install scripts: the build needs only tsc, and `prepare` would build before the sources are here.
 RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json README.md openapi.yaml ./
@@ -33,6 +34,8 @@ COPY packages/contract/src packages/contract/src
 COPY packages/contract/proto packages/contract/proto
 COPY packages/reference-manager/tsconfig.build.json packages/reference-manager/
 COPY packages/reference-manager/src packages/reference-manager/src
+COPY packages/client/tsconfig.build.json packages/client/
+COPY packages/client/src packages/client/src
 RUN npm run build \
  && mkdir /artifact \
  && npm pack --ignore-scripts --pack-destination /artifact \

@@ -11,8 +11,8 @@ import { promisify } from "node:util";
 const run = promisify(execFile);
 export const NPM = process.platform === "win32" ? "npm.cmd" : "npm";
 
-/** The programs this checkout packs: the gateway (the root package) and the reference Manager. */
-export type PackageName = "norsk-manager-gateway" | "norsk-reference-manager";
+/** The packages this checkout packs: the gateway (the root package), the reference Manager and the client. */
+export type PackageName = "norsk-manager-gateway" | "norsk-reference-manager" | "norsk-manager-client";
 
 export interface Packed {
   /** The tarball's path. */

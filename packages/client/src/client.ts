@@ -66,12 +66,13 @@ export function createClient(options: ClientOptions): Client {
     headers: options.headers ?? {},
     auth: new Authenticator(options),
   });
+  const followEvents: Client["events"] = (query = {}, streamOptions = {}) => events(transport, backoff, query, streamOptions);
   return {
-    jobs: new Jobs(transport),
+    jobs: new Jobs(transport, backoff, followEvents),
     nodes: new Nodes(transport),
     probes: new Probes(transport),
     health: async (requestOptions = {}) => (await transport.json({ operation: "cloudHealth" }, requestOptions)).value as CloudHealth,
-    events: (query = {}, streamOptions = {}) => events(transport, backoff, query, streamOptions),
+    events: followEvents,
     status: (streamOptions = {}) => status(transport, backoff, streamOptions),
   };
 }

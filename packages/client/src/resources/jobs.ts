@@ -1,7 +1,6 @@
 // client.jobs: a job's reads and writes, named as the SDK names its calls. Thin: each method
 // is one operation of the catalogue, sent by the transport; pages, the NDJSON stream, safe
 // updates and the live view are their own modules.
-import type { QueryOf } from "../core/operation-types.js";
 import type { RequestOptions } from "../core/options.js";
 import { Pages } from "../core/pages.js";
 import type { Page } from "../core/pages.js";
@@ -11,36 +10,36 @@ import type { Job, JobActivity, JobInput, JobPatch, JsonPatch, PartialJob } from
 import { ifMatchHeader } from "./conditions.js";
 import type { WriteOptions } from "./conditions.js";
 import { Instances } from "./instances.js";
-
-/** The search's filters (every query parameter but the paging ones and fields). */
-export type JobFilters = Omit<QueryOf<"jobSearch">, "pageSize" | "pageToken" | "limit" | "fields">;
-
-export interface ListQuery extends JobFilters {
-  /** Jobs per page, 1 to 1000. @default 100 */
-  readonly pageSize?: number;
-  /** Where to start: a nextPageToken kept from an earlier page of the same filters. @default the first page */
-  readonly pageToken?: string;
-}
-
-export interface StreamQuery extends JobFilters {
-  /** Stop after this many jobs. @default every job */
-  readonly limit?: number;
-}
-
-export interface GetOptions extends RequestOptions {
-  /** Only these top-level fields, comma-separated: the job is then partial. @default every field */
-  readonly fields?: string;
-}
+import type { GetOptions, ListQuery, StreamQuery } from "./job-queries.js";
+import { updateJob } from "./job-update.js";
+import type { JobChange, UpdateOptions } from "./job-update.js";
+import type { Backoff } from "../core/backoff.js";
+import { watchJobs } from "./job-watch.js";
+import type { JobWatch, WatchQuery, WatchSources } from "./job-watch.js";
 
 const DEFAULT_PAGE_SIZE = 100;
 
 export class Jobs {
   readonly #transport: Transport;
+  readonly #backoff: Backoff;
   readonly instances: Instances;
 
-  constructor(transport: Transport) {
+  readonly #events: WatchSources["events"];
+
+  /** `events` is client.events, which a watch follows. */
+  constructor(transport: Transport, backoff: Backoff, events: WatchSources["events"]) {
     this.#transport = transport;
+    this.#backoff = backoff;
+    this.#events = events;
     this.instances = new Instances(transport);
+  }
+
+  /**
+   * A live view of the jobs with `tag`: every job listed, then kept up to date from the event
+   * stream, listed again after a reconnection (src/resources/job-watch.ts).
+   */
+  watch(query: WatchQuery = {}, options: RequestOptions = {}): JobWatch {
+    return watchJobs({ list: (listQuery, listOptions) => this.list(listQuery, listOptions), events: this.#events }, query, options);
   }
 
   /** Every job the filters select, a page at a time: `for await (const job of client.jobs.list({ tag: ["env:prod"] }))`. */
@@ -92,6 +91,15 @@ export class Jobs {
     const call = { operation: "updateJob", path: { jobId }, body: job, headers: ifMatchHeader(options) } as const;
     const { value } = await this.#transport.json(call, options);
     return value as Job;
+  }
+
+  /**
+   * Reads the job, applies `change`, and writes the result with If-Match; when another writer
+   * came between (412), does it again on what that writer left, a bounded number of times
+   * (src/resources/job-update.ts): `client.jobs.update(id, (job) => ({ ...job, description: "x" }))`.
+   */
+  update(jobId: string, change: JobChange, options: UpdateOptions = {}): Promise<Job> {
+    return updateJob(this, this.#backoff, jobId, change, options);
   }
 
   /** A JSON Merge Patch (RFC 7396): what it names changes, null removes, the rest is kept. */
