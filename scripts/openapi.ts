@@ -1,12 +1,14 @@
 // `npm run openapi`: writes openapi.yaml at the repository root from the route schemas, the
-// search filters' reference from their table, README.md's table of scopes from the catalogue,
+// search filters' reference from their table, the table of scopes in README.md and
+// docs/operations/authentication.md from the catalogue,
 // and the client's types and operation catalogue from the document. Run it after changing a route or a schema,
 // and commit the result; test/openapi/document.test.ts, search-filters.test.ts and
-// client-generated.test.ts fail while the committed files differ from what is generated.
+// client-generated.test.ts and scopes-table.test.ts fail while the committed files differ from
+// what is generated.
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { generateOpenApiYaml } from "../src/openapi-yaml.js";
 import { SEARCH_FILTERS_DOC, searchFiltersMarkdown } from "../src/openapi/search-filters.js";
-import { withScopesTable } from "../src/openapi/scopes-table.js";
+import { SCOPES_TABLE_FILES, withScopesTable } from "../src/openapi/scopes-table.js";
 import { clientFiles } from "./client-generate.js";
 
 const target = new URL("../openapi.yaml", import.meta.url);
@@ -26,6 +28,8 @@ await mkdir(new URL(".", filters), { recursive: true });
 await writeFile(filters, searchFiltersMarkdown());
 process.stdout.write(`wrote ${filters.pathname}\n`);
 
-const readme = new URL("../README.md", import.meta.url);
-await writeFile(readme, withScopesTable(await readFile(readme, "utf8")));
-process.stdout.write(`wrote ${readme.pathname} (its table of scopes)\n`);
+for (const path of SCOPES_TABLE_FILES) {
+  const file = new URL(`../${path}`, import.meta.url);
+  await writeFile(file, withScopesTable(await readFile(file, "utf8"), path));
+  process.stdout.write(`wrote ${file.pathname} (its table of scopes)\n`);
+}

@@ -1,5 +1,6 @@
 // Who may do what (docs/operations/authentication.md): the scopes a credential may carry, each
-// with the words the OpenAPI document and the README give it. Each route declares, beside its
+// with the words the OpenAPI document, the README and docs/operations/authentication.md give it
+// (src/openapi/scopes-table.ts writes both tables). Each route declares, beside its
 // schema, the one scope it needs or that it is open to anyone: `config: { access: "jobs:read" }`
 // or `config: { access: OPEN }`. src/auth/access.ts enforces the declaration before any Manager
 // call, and src/openapi/route-view.ts writes the same declaration into the document.
