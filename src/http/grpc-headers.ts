@@ -98,10 +98,14 @@ function joined(value: string | string[] | undefined): string {
   return Array.isArray(value) ? value.join(", ") : (value ?? "");
 }
 
-/** Aborts when the response's connection closes before the response was finished. */
+/**
+ * Aborts when the response's connection closes before the response was finished. A response
+ * closes once, so the listener is a plain one (once() would wrap it in another closure per
+ * request).
+ */
 export function disconnectSignal(response: ServerResponse): AbortSignal {
   const controller = new AbortController();
-  response.once("close", () => {
+  response.on("close", () => {
     if (!response.writableFinished) controller.abort();
   });
   return controller.signal;
@@ -122,14 +126,34 @@ export interface CallHeaders {
  * for an open route or without authentication); throws a 400 listing every unusable header.
  */
 export function callHeaders(request: FastifyRequest): CallHeaders {
-  const header = request.headers["grpc-timeout"];
+  const { headers } = request;
+  const header = headers["grpc-timeout"];
   const grpcTimeoutMs = typeof header === "string" ? parseGrpcTimeout(header) : undefined;
-  const faults: HeaderFault[] = [];
-  if (header !== undefined && grpcTimeoutMs === undefined) faults.push({ header: "grpc-timeout", message: TIMEOUT_MESSAGE });
-  faults.push(...metadataFaults(request.headers));
-  if (faults.length > 0) throw invalidArgument("the request headers are invalid", { errors: faults });
+  // One pass over the headers that both checks and forwards them (metadataFaults, then
+  // forwardedMetadata, each with its own pass, say the same): a request without a fault
+  // allocates no list of faults.
+  let faults: HeaderFault[] | undefined;
+  if (header !== undefined && grpcTimeoutMs === undefined) faults = [{ header: "grpc-timeout", message: TIMEOUT_MESSAGE }];
+  const metadata: Record<string, string> = {};
+  for (const name of FORWARDED) {
+    const value = headers[name];
+    if (typeof value !== "string") continue;
+    const message = valueFault(value);
+    if (message === undefined) metadata[name] = value;
+    else (faults ??= []).push({ header: name, message });
+  }
+  metadata["x-request-id"] = request.id;
+  for (const name in headers) {
+    if (!name.startsWith(PREFIX)) continue;
+    const key = name.slice(PREFIX.length);
+    const text = joined(headers[name]);
+    const message = keyFault(key) ?? valueFault(text);
+    if (message === undefined) metadata[key] = text;
+    else (faults ??= []).push({ header: name, message });
+  }
+  if (faults !== undefined) throw invalidArgument("the request headers are invalid", { errors: faults });
   // An app built without the access hook (src/auth/access.ts) has no principal at all.
   const { principal } = request as Partial<Pick<FastifyRequest, "principal">>;
-  const id = principal === undefined || principal === null || principal.kind === "anonymous" ? undefined : principal.id;
-  return { grpcTimeoutMs, metadata: forwardedMetadata(request.headers, request.id, id) };
+  if (principal !== undefined && principal !== null && principal.kind !== "anonymous") metadata[PRINCIPAL_KEY] = principalValue(principal.id);
+  return { grpcTimeoutMs, metadata };
 }
