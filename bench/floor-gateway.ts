@@ -47,6 +47,7 @@ import { bodilessAnswers } from "../src/http/bodiless.js";
 import { retryAfterOn503 } from "../src/http/retry-after.js";
 import { refuseUnacceptable } from "../src/http/negotiation.js";
 import { headerListTooLarge } from "../src/server/limits.js";
+import { refuseWhileClosing } from "../src/server/refuse-while-closing.js";
 import { crossSiteGuard, defaultAllowedHosts } from "../src/server/cross-site.js";
 import { registerAccess } from "../src/auth/access.js";
 import { needs } from "../src/auth/scopes.js";
@@ -109,14 +110,7 @@ if (has("plumbing")) {
     }
     done(request.raw.httpVersion === "1.1" && request.headers.host === undefined ? problem("INVALID_ARGUMENT", "no Host") : undefined);
   });
-  let closing = false;
-  app.addHook("preClose", (done) => {
-    closing = true;
-    done();
-  });
-  app.addHook("onRequest", (_request, _reply, done) => {
-    done(closing ? problem("SHUTTING_DOWN", "the gateway is shutting down") : undefined);
-  });
+  refuseWhileClosing(app);
   app.addHook("onSend", bodilessAnswers);
   app.addHook("onSend", retryAfterOn503(1));
 }

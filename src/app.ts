@@ -41,6 +41,7 @@ import cors from "@fastify/cors";
 import { corsEnabled, corsPluginOptions } from "./server/cors.js";
 import { registerCompression } from "./server/compression.js";
 import { crossSiteGuard, defaultAllowedHosts } from "./server/cross-site.js";
+import { refuseWhileClosing } from "./server/refuse-while-closing.js";
 import { applyHttp1Limits, applyHttp2Limits, headerListTooLarge, limitConnections, secureServerOptions, serverOptions } from "./server/limits.js";
 import type { ServerLimits } from "./server/limits.js";
 import { accessLog as accessLogObserver } from "./telemetry/access-log.js";
@@ -435,21 +436,6 @@ async function addRoutes(app: GatewayApp, options: AppOptions, settings: AppSett
     watchChannels(metrics, { unary: options.connection.channel, streams: options.connection.streamChannel });
     if (options.metricsRoute ?? true) addMetricsRoute(app, metrics);
   }
-}
-
-/**
- * While the app closes, a request that still arrives (on a connection kept alive) is a 503
- * problem: the requests in flight finish, and another replica can take this one.
- */
-function refuseWhileClosing(app: GatewayApp): void {
-  let closing = false;
-  app.addHook("preClose", (done) => {
-    closing = true;
-    done();
-  });
-  app.addHook("onRequest", (_request, _reply, done) => {
-    done(closing ? problem("SHUTTING_DOWN", "the gateway is shutting down") : undefined);
-  });
 }
 
 /** fastify's logger options: the app's logger, with the gateway's serializers (src/telemetry/request-log.ts) over its own. */

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startCommand } from "../helpers/command.js";
 import type { StartedCommand } from "../helpers/command.js";
-import { RUN_DOCUMENTS, checkShown, comparable, examples, runExample } from "../helpers/doc-examples.js";
+import { RUN_DOCUMENTS, examples, expectAnswersAsShown } from "../helpers/doc-examples.js";
 
 const DOCUMENTS: readonly string[] = RUN_DOCUMENTS.gateway;
 const TEXT = DOCUMENTS.map((file) => readFileSync(file, "utf8")).join("\n");
@@ -57,13 +57,6 @@ describe("README and docs", () => {
   });
 
   it.each(EXAMPLES.map((example, index) => [index + 1, example] as const))("example %i answers as shown", async (_, example) => {
-    const { status, body } = await runExample(example, { "http://127.0.0.1:8080": gateway.url }, folder);
-    expect(status, body).toBe(example.status);
-    if (example.shown === undefined) {
-      expect(body).toBe("");
-      return;
-    }
-    checkShown(example.shown);
-    expect(comparable(body)).toBe(comparable(example.shown.text));
+    await expectAnswersAsShown(example, { "http://127.0.0.1:8080": gateway.url }, folder);
   });
 });

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SCOPES } from "../../src/auth/scopes.js";
 import { startCommand, startProcess } from "../helpers/command.js";
 import type { StartedCommand } from "../helpers/command.js";
-import { RUN_DOCUMENTS, checkShown, comparable, examples, runExample } from "../helpers/doc-examples.js";
+import { RUN_DOCUMENTS, examples, expectAnswersAsShown } from "../helpers/doc-examples.js";
 
 const [GUIDE] = RUN_DOCUMENTS.tokens;
 const TEXT = readFileSync(GUIDE, "utf8");
@@ -82,13 +82,6 @@ describe("the tokens guide", () => {
   });
 
   it.each(EXAMPLES.map((example, index) => [index + 1, example] as const))("example %i answers as shown", async (_, example) => {
-    const { status, body } = await runExample(example, { [SHOWN_GATEWAY]: gateway.url, [SHOWN_ISSUER]: issuer.url }, folder);
-    expect(status, body).toBe(example.status);
-    if (example.shown === undefined) {
-      expect(body).toBe("");
-      return;
-    }
-    checkShown(example.shown);
-    expect(comparable(body)).toBe(comparable(example.shown.text));
+    await expectAnswersAsShown(example, { [SHOWN_GATEWAY]: gateway.url, [SHOWN_ISSUER]: issuer.url }, folder);
   });
 });

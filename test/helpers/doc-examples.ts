@@ -6,6 +6,7 @@
 // (VARYING): key order and every field count.
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
+import { expect } from "vitest";
 
 const run = promisify(execFile);
 
@@ -94,4 +95,16 @@ export function unrunCurls(file: string, markdown: string): string[] {
     found.push(`${file}:${String(line)}: a \`\`\`${info} block with a curl command that no test runs`);
   }
   return found;
+}
+
+/** Runs `example` as runExample does and expects its status, and its answer as the document shows it (none where it shows none). */
+export async function expectAnswersAsShown(example: Example, urls: Readonly<Record<string, string>>, cwd: string): Promise<void> {
+  const { status, body } = await runExample(example, urls, cwd);
+  expect(status, body).toBe(example.status);
+  if (example.shown === undefined) {
+    expect(body).toBe("");
+    return;
+  }
+  checkShown(example.shown);
+  expect(comparable(body)).toBe(comparable(example.shown.text));
 }
