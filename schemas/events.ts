@@ -293,7 +293,8 @@ export const EventStreamQuery = Type.Object(
       Type.Array(Type.String({ minLength: 2, maxLength: EVENT_TAG_MAX_LENGTH, pattern: "^[^:]+:" }), {
         maxItems: EVENT_FILTER_MAX_VALUES,
         description:
-          "Only events whose job or node has this tag: name:value (the name is everything before the first colon). Events that " +
+          "Only events whose job or node has this tag: name:value (the name is everything before the first colon), and the " +
+          "jobUpdated of a job that had it before that update, so that a narrowed client sees a job leave its tags. Events that " +
           "carry no tags (jobDeleted, jobInfo, nodeStopping, nodeStopped, providerHealthChange, initialDataComplete) pass: " +
           `a client ignores an id it does not hold. Repeatable (all of them), at most ${String(EVENT_FILTER_MAX_VALUES)}.`,
         examples: [["env:prod"]],

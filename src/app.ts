@@ -41,6 +41,7 @@ import cors from "@fastify/cors";
 import { corsEnabled, corsPluginOptions } from "./server/cors.js";
 import { registerCompression } from "./server/compression.js";
 import { crossSiteGuard, defaultAllowedHosts } from "./server/cross-site.js";
+import { closeIdleConnectionsOnClose } from "./server/idle-connections.js";
 import { refuseWhileClosing } from "./server/refuse-while-closing.js";
 import { applyHttp1Limits, applyHttp2Limits, headerListTooLarge, limitConnections, secureServerOptions, serverOptions } from "./server/limits.js";
 import type { ServerLimits } from "./server/limits.js";
@@ -176,6 +177,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const settings = appSettingsOf(options);
   const app = createServer(options, settings);
   limitConnections(app.server, settings.maxConnections, app.log);
+  closeIdleConnectionsOnClose(app);
   // Before any route is added: they read each route as it is (src/http/negotiation.ts).
   const methods = routeMethods(app);
   refuseUnacceptable(app);

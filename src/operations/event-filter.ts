@@ -8,9 +8,11 @@
 // - type: the event's name is one of the types asked for;
 // - jobId: the event concerns one of these jobs (an event about no job, a node's or a
 //   provider's, does not pass);
-// - tag: the job or node the event carries has every tag asked for; an event that carries no
-//   tags (jobDeleted, jobInfo, nodeStopping, nodeStopped, providerHealthChange) passes, as
-//   dropping it could lose a deletion the client must apply;
+// - tag: the job or node the event carries has every tag asked for, or the job had them before
+//   the update the event tells (a jobUpdated whose history names the job it replaced), so that
+//   a client narrowed by tag sees a job leave its view and not only enter it; an event that
+//   carries no tags (jobDeleted, jobInfo, nodeStopping, nodeStopped, providerHealthChange)
+//   passes, as dropping it could lose a deletion the client must apply;
 // - initialDataComplete passes every filter, type included, whether or not it is asked for: it
 //   ends the picture, and without it a narrowed client could not tell where the picture ends
 //   and the live events begin.
@@ -25,6 +27,7 @@ import type { EventStreamQueryJson } from "../../schemas/events.js";
 interface Subject {
   readonly jobId?: string | undefined;
   readonly tags?: Readonly<Record<string, string>> | undefined;
+  readonly formerTags?: readonly Readonly<Record<string, string>>[] | undefined;
 }
 
 /** The event names a type= may list: the SSE `event:` names of the Manager's events. */
@@ -53,7 +56,9 @@ export function eventFilterOf(query: Pick<EventStreamQueryJson, "jobId" | "tag" 
       if (types !== undefined && !types.has(event)) return false;
       if (jobIds !== undefined && (subject?.jobId === undefined || !jobIds.has(subject.jobId))) return false;
       const carried = subject?.tags;
-      return carried === undefined || tags.every(({ name, value }) => Object.hasOwn(carried, name) && carried[name] === value);
+      if (carried === undefined) return true;
+      const has = (held: Readonly<Record<string, string>>): boolean => tags.every(({ name, value }) => Object.hasOwn(held, name) && held[name] === value);
+      return has(carried) || (subject?.formerTags?.some(has) ?? false);
     },
   };
 }
@@ -98,5 +103,10 @@ export function eventSubject(event: string, value: unknown): Subject | undefined
 
 function jobSubject(withHistory: JobWithHistory | undefined): Subject {
   const job = withHistory?.job;
-  return { jobId: job?.jobId?.jobId, tags: job?.tags ?? {} };
+  const subject = { jobId: job?.jobId?.jobId, tags: job?.tags ?? {} };
+  const formerTags: Readonly<Record<string, string>>[] = [];
+  for (const { historyEntry } of withHistory?.historyEntry ?? []) {
+    if (historyEntry.case === "jobUpdated" && historyEntry.value.previousJob !== undefined) formerTags.push(historyEntry.value.previousJob.tags);
+  }
+  return formerTags.length === 0 ? subject : { ...subject, formerTags };
 }

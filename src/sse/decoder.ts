@@ -37,6 +37,8 @@ export interface EncodedEvent {
 export interface EventSubject {
   readonly jobId?: string | undefined;
   readonly tags?: Readonly<Record<string, string>> | undefined;
+  /** The tags of the job before the updates the event tells, where it names the jobs they replaced. */
+  readonly formerTags?: readonly Readonly<Record<string, string>>[] | undefined;
 }
 
 /** The subject of a stream message's member `event` (its JSON name) whose value is `value`. */

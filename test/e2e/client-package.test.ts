@@ -93,6 +93,8 @@ describe("the packed client", () => {
     expect(lines).toContain("taken: a different job with this jobId already exists");
     expect(lines).toContain("updated: post");
     expect(lines).toContain("watching 1");
+    expect(lines).toContain("as the SDK has it: bigint 2026-12-24T18:00:00.000Z");
+    expect(lines).toContain("and back: true");
     expect(lines.at(-1)).toBe("done");
     expect(await gateway.jobs()).toEqual([]);
   }, 60_000);

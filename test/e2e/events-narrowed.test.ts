@@ -111,6 +111,22 @@ describe("GET /v1/events narrowed", () => {
     expect(await narrowed("type=jobUpdated&tag=env:prod&jobId=j3")).toEqual(["initialDataComplete", "jobUpdated j3"]);
   });
 
+  it("tag= sends the jobUpdated of a job that leaves the tags, so that a narrowed view can drop it", async () => {
+    const updated = (jobId: string, tags: Record<string, string>, before: Record<string, string>) =>
+      event({
+        case: "jobUpdated",
+        value: { jobWithHistory: { job: { jobId: { jobId }, tags }, historyEntry: [{ historyEntry: { case: "jobUpdated", value: { previousJob: { jobId: { jobId }, tags: before } } } }] } },
+      });
+    streamOf = () => [
+      event({ case: "initialDataComplete", value: {} }),
+      updated("left", { env: "dev" }, { env: "prod" }),
+      updated("never", { env: "dev" }, { env: "test" }),
+      updated("came", { env: "prod" }, { env: "dev" }),
+      event({ case: "jobUpdated", value: job("moved-without-history", { env: "dev" }) }),
+    ];
+    expect(await narrowed("tag=env:prod")).toEqual(["initialDataComplete", "jobUpdated left", "jobUpdated came"]);
+  });
+
   it("keeps sharing one Manager stream between clients whose filters differ", async () => {
     // A stream held open after its picture, so that the clients overlap.
     gw.manager.behaviour.eventStream = async function* (_request, context) {

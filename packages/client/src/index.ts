@@ -28,5 +28,8 @@ export type { JobWatch, JobWatchChange, WatchQuery } from "./resources/job-watch
 export type { WriteOptions } from "./resources/conditions.js";
 export { DEFAULTS } from "./core/options.js";
 export type * from "./types.js";
-export { bigIntToInt64, fromDate, int64ToBigInt, timestampParts, timestampText, toDate } from "./values.js";
+export { bigIntToInt64, bigIntToUint64, fromDate, int64ToBigInt, timestampParts, timestampText, toDate, uint64ToBigInt } from "./values.js";
+export { fromSdk, toSdk } from "./sdk-values.js";
+export type { ExactSchema, Sdk, SdkShaped } from "./sdk-values.js";
+export { EXACT_VALUES } from "./gen/exact-values.js";
 export type { TimestampParts } from "./values.js";

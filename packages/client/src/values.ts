@@ -21,6 +21,22 @@ export function bigIntToInt64(value: bigint): string {
   return value.toString();
 }
 
+const UINT64_MAX = 2n ** 64n - 1n;
+
+/** A uint64 decimal string ("18446744073709551615") as a bigint. */
+export function uint64ToBigInt(value: string): bigint {
+  if (!/^(0|[1-9][0-9]{0,19})$/.test(value)) throw new RangeError(`not a uint64 decimal string: ${JSON.stringify(value)}`);
+  const parsed = BigInt(value);
+  if (parsed > UINT64_MAX) throw new RangeError(`outside uint64: ${value}`);
+  return parsed;
+}
+
+/** A bigint as the uint64 decimal string the gateway reads; a RangeError outside uint64. */
+export function bigIntToUint64(value: bigint): string {
+  if (value < 0n || value > UINT64_MAX) throw new RangeError(`outside uint64: ${String(value)}`);
+  return value.toString();
+}
+
 /** A timestamp's exact parts: whole seconds since the Unix epoch, and nanoseconds 0-999,999,999. */
 export interface TimestampParts {
   readonly seconds: bigint;

@@ -5009,7 +5009,7 @@ export interface operations {
                  */
                 jobId?: components["schemas"]["Id"][];
                 /**
-                 * @description Only events whose job or node has this tag: name:value (the name is everything before the first colon). Events that carry no tags (jobDeleted, jobInfo, nodeStopping, nodeStopped, providerHealthChange, initialDataComplete) pass: a client ignores an id it does not hold. Repeatable (all of them), at most 100.
+                 * @description Only events whose job or node has this tag: name:value (the name is everything before the first colon), and the jobUpdated of a job that had it before that update, so that a narrowed client sees a job leave its tags. Events that carry no tags (jobDeleted, jobInfo, nodeStopping, nodeStopped, providerHealthChange, initialDataComplete) pass: a client ignores an id it does not hold. Repeatable (all of them), at most 100.
                  * @example [
                  *       "env:prod"
                  *     ]

@@ -1,12 +1,13 @@
 // jobs.watch: a live view of the jobs that have some tags, the list-then-watch pattern of
-// Kubernetes' informers for this API. It follows the event stream narrowed to job changes, and
-// on each connection, once the stream is live (its initialDataComplete), lists every job (all
-// pages) and swaps the list in as the whole state: the events that come meanwhile wait in the
-// stream and are applied after, in order, so nothing between the list and the stream is lost.
+// Kubernetes' informers for this API. It follows the event stream narrowed to the changes of
+// jobs with its tags, and on each connection, once the stream is live (its initialDataComplete),
+// lists every job (all pages) and swaps the list in as the whole state: the events that come
+// meanwhile wait in the stream and are applied after, in order, so nothing between the list and
+// the stream is lost.
 // The stream cannot resume, so a reconnection lists again, and the changes since are told as
-// the difference between the two states. Tags are matched here, not by the stream: a job whose
-// tags change so that it no longer matches gets no event on a tag-narrowed stream, and this view
-// must drop it.
+// the difference between the two states. Tags are matched here as well as by the stream: a job
+// whose tags change so that it no longer matches is sent on the tag-narrowed stream once more,
+// with its new tags (GET /v1/events, tag=), and this view drops it then.
 import type { RequestOptions } from "../core/options.js";
 import type { StreamOptions } from "../core/event-stream.js";
 import type { Pages } from "../core/pages.js";
@@ -56,11 +57,12 @@ export function watchJobs(sources: WatchSources, query: WatchQuery, options: Req
   const run = async (): Promise<void> => {
     let connection = 0;
     const request = { ...options, signal: controller.signal };
-    for await (const event of sources.events({ type: CHANGES }, request)) {
+    const tag = query.tag === undefined ? undefined : [...query.tag];
+    for await (const event of sources.events({ type: CHANGES, tag }, request)) {
       if (event.event === "initialDataComplete") {
         // Live from here on: list, and take the list as the whole state.
         connection = event.connection;
-        view.replace(await sources.list({ tag: query.tag === undefined ? undefined : [...query.tag] }, request).all());
+        view.replace(await sources.list({ tag }, request).all());
         markSynced();
       } else if (event.connection === connection) view.apply(event);
     }
