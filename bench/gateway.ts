@@ -67,6 +67,15 @@ const FEATURE_LIST: readonly Feature[] = (() => {
 /** BENCH_PARTS=1: also "bare fastify" and "direct gRPC", and the sum of the parts under each table. */
 const PARTS = process.env.BENCH_PARTS === "1";
 const GATEWAY_ARGS = (process.env.BENCH_GATEWAY_ARGS ?? "").split(" ").filter((arg) => arg !== "");
+/**
+ * BENCH_RATE=<req/s>: every HTTP target is offered this rate (autocannon's overallRate, over
+ * the same connections) instead of as many requests as it can answer, so that CPU per request
+ * is compared at one rate: a process answering fewer requests a second carries fewer of them
+ * per event-loop turn and per socket write, and each costs more. Below every target's
+ * saturation, the difference between two rows is what the one does that the other does not.
+ * Default: none (saturation).
+ */
+const RATE = process.env.BENCH_RATE === undefined ? undefined : Number(process.env.BENCH_RATE);
 const JOBS = 64;
 const GROUPS = 16;
 /** Calls of a scenario's steps per timing ("our steps"): a few thousand, best of 3 timings. */
@@ -264,6 +273,7 @@ async function viaHttp(base: string, make: (n: number) => HttpRequest, seconds: 
     url: base,
     connections: CONNECTIONS,
     duration: seconds,
+    ...(RATE === undefined ? {} : { overallRate: RATE }),
     requests: [
       {
         setupRequest: (request) => {
@@ -297,7 +307,7 @@ function report(scenario: string, runs: readonly Run[], stepsUs: number): void {
   );
   const peer = summary.get(PEER_GATEWAY_NAME);
   const floor = summary.get(FLOOR);
-  console.log(`\n${scenario} (${CONNECTIONS} connections, ${runs.filter((r) => r.target === targets[0]).length} rounds of ${SECONDS} s; medians; load average ${loadavg().map((l) => l.toFixed(1)).join(" ")})`);
+  console.log(`\n${scenario} (${CONNECTIONS} connections${RATE === undefined ? "" : `, offered ${String(RATE)} req/s`}, ${runs.filter((r) => r.target === targets[0]).length} rounds of ${SECONDS} s; medians; load average ${loadavg().map((l) => l.toFixed(1)).join(" ")})`);
   console.log("| target | req/s | rate ÷ grpc-gateway | p50 ms | p99 ms | p99 ÷ grpc-gateway | gateway CPU µs/req | CPU ÷ floor | CPU − floor µs | Manager CPU µs/req | failures |");
   console.log("|---|---|---|---|---|---|---|---|---|---|---|");
   const ratio = (value: number, of: number | undefined): string => (of === undefined ? "" : (value / of).toFixed(2));

@@ -97,11 +97,12 @@ export function startBareFastify(answersFile: string): Promise<Child> {
 /**
  * "the floor" (bench/floor-gateway.ts): the least gateway of this stack, in front of the Manager
  * at `managerAddress`, with the command's node flags (commandNodeFlags), as the gateway runs;
- * with `features`, the floor and those of this gateway's features (bench/floor-gateway.ts, FEATURES).
+ * with `features`, the floor and those of this gateway's features (bench/floor-gateway.ts, FEATURES);
+ * `nodeArgs` go to node after the command's flags, as startGatewayProcess's do.
  */
-export function startFloorGateway(managerAddress: string, features: readonly string[] = []): Promise<Child> {
+export function startFloorGateway(managerAddress: string, features: readonly string[] = [], nodeArgs: readonly string[] = []): Promise<Child> {
   transpiledBenchServer("floor-features");
-  return startChild([...commandNodeFlags(), transpiledBenchServer("floor-gateway"), managerAddress, features.join(",")], /listening on (http:\/\/[^\s]+)/);
+  return startChild([...commandNodeFlags(), ...nodeArgs, transpiledBenchServer("floor-gateway"), managerAddress, features.join(",")], /listening on (http:\/\/[^\s]+)/);
 }
 
 /**

@@ -12,7 +12,9 @@
 //   - CPU by function, self time;
 //   - bytes allocated by owner and by function (every sampled allocation, also short-lived ones).
 // The .cpuprofile and .heapprofile files are kept (their paths are printed) for chrome://inspect
-// or speedscope.
+// or speedscope. BENCH_PROFILE_TARGET=floor profiles the floor (bench/floor-gateway.ts) instead,
+// and floor+all the floor with all of its FEATURES, so that the gateway's profile can be read
+// against theirs, owner by owner.
 import { mkdtemp, readFile, readdir } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -21,7 +23,8 @@ import { existsSync } from "node:fs";
 import autocannon from "autocannon";
 import { connectManager } from "norsk-manager-contract/grpc/manager-connection.js";
 import { jobFromJson } from "../src/json/index.js";
-import { cpuSeconds, startGatewayProcess, startManagerProcess } from "./processes.js";
+import { cpuSeconds, startFloorGateway, startGatewayProcess, startManagerProcess } from "./processes.js";
+import { FEATURES } from "./floor-features.js";
 const KINDS = ["get", "get-spread", "search", "put", "patch"] as const;
 type Kind = (typeof KINDS)[number];
 const JOBS = 64;
@@ -175,7 +178,16 @@ async function main(): Promise<void> {
   for (let i = 0; i < JOBS; i++) await direct.manager.createJob(jobFromJson(job(i)));
   direct.close();
   process.env.BENCH_HEAP_PROFILE = heapFile;
-  const gateway = await startGatewayProcess(manager.address, [], ["--cpu-prof", "--cpu-prof-dir", profileDir, "--import", "./bench/heap-sampling.mjs"]);
+  const profiling = ["--cpu-prof", "--cpu-prof-dir", profileDir, "--import", "./bench/heap-sampling.mjs"];
+  const target = process.env.BENCH_PROFILE_TARGET ?? "gateway";
+  const gateway =
+    target === "gateway"
+      ? await startGatewayProcess(manager.address, [], profiling)
+      : target === "floor" || target === "floor+all"
+        ? await startFloorGateway(manager.address, target === "floor" ? [] : Object.keys(FEATURES), profiling)
+        : undefined;
+  if (gateway === undefined) throw new Error(`BENCH_PROFILE_TARGET: gateway, floor or floor+all, not ${target}`);
+  console.log(`profiling ${target}`);
   // V8 samples by the clock, not by CPU time: a gateway that shares a core with the load or the
   // Manager is sampled in whatever it was doing when it was preempted (a socket write, most
   // often). On a core of its own, its busy samples are its CPU time.
