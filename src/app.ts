@@ -42,6 +42,7 @@ import { corsEnabled, corsPluginOptions } from "./server/cors.js";
 import { registerCompression } from "./server/compression.js";
 import { crossSiteGuard, defaultAllowedHosts } from "./server/cross-site.js";
 import { closeIdleConnectionsOnClose } from "./server/idle-connections.js";
+import { resetEarlyAnswers } from "./server/early-answer.js";
 import { refuseWhileClosing } from "./server/refuse-while-closing.js";
 import { applyHttp1Limits, applyHttp2Limits, headerListTooLarge, limitConnections, secureServerOptions, serverOptions } from "./server/limits.js";
 import type { ServerLimits } from "./server/limits.js";
@@ -302,6 +303,7 @@ function createServer(options: AppOptions, limits: ServerLimits & Pick<AppSettin
   const app = Fastify(secure).withTypeProvider<TypeBoxTypeProvider>();
   applyHttp1Limits(app.server, limits);
   applyHttp2Limits(app.server as unknown as Http2SecureServer, limits);
+  resetEarlyAnswers(app.server as unknown as Http2SecureServer, { maxDrainMs: limits.bodyTimeoutMs });
   return app;
 }
 

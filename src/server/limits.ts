@@ -186,19 +186,23 @@ function headerBlockStalled(session: ServerHttp2Session, watch: HeaderWatch, now
   return now - watch.since >= timeoutMs;
 }
 
-/** The body deadline of an HTTP/2 request passed: answer 408 as HTTP/1.1 does, and close the stream. */
+/** The body deadline of an HTTP/2 request passed: answer 408 as HTTP/1.1 does, or cancel the stream when it cannot be answered. */
 function bodyTimedOut(request: Http2ServerRequest, response: Http2ServerResponse, limits: ServerLimits): void {
   if (request.complete || request.stream.destroyed) return;
   if (!response.headersSent && request.listenerCount("error") > 0) {
     // fastify's body reader hands the error to the error handler, which answers a ProblemError
     // with its failure's status (src/http/problem.ts).
-    const timedOut = problem("REQUEST_TIMEOUT", requestTimeoutDetail("body", limits));
-    // Once the answer is written, what the client still sends is not read. Listened for first:
-    // the answer may be written before emit returns.
-    response.once("finish", () => {
-      request.stream.close(http2.NGHTTP2_NO_ERROR);
+    // Once the answer has gone out, resetEarlyAnswers (src/server/early-answer.ts) resets the
+    // stream, so that what the client still sends is not read. A client that does not take the
+    // answer (its flow-control window shut) gets as long again, then the stream is cancelled.
+    request.emit("error", problem("REQUEST_TIMEOUT", requestTimeoutDetail("body", limits)));
+    const untaken = setTimeout(() => {
+      request.stream.close(http2.NGHTTP2_CANCEL);
+    }, limits.bodyTimeoutMs);
+    untaken.unref();
+    request.stream.once("close", () => {
+      clearTimeout(untaken);
     });
-    request.emit("error", timedOut);
     return;
   }
   request.stream.close(http2.NGHTTP2_CANCEL);

@@ -5,7 +5,7 @@
 import { connect } from "node:tls";
 import type { TLSSocket } from "node:tls";
 
-export const FRAME = { DATA: 0x0, HEADERS: 0x1, RST_STREAM: 0x3, SETTINGS: 0x4, GOAWAY: 0x7, CONTINUATION: 0x9 } as const;
+export const FRAME = { DATA: 0x0, HEADERS: 0x1, RST_STREAM: 0x3, SETTINGS: 0x4, PING: 0x6, GOAWAY: 0x7, CONTINUATION: 0x9 } as const;
 export const FLAG = { END_STREAM: 0x1, ACK: 0x1, END_HEADERS: 0x4 } as const;
 const PREFACE = Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n");
 
@@ -60,8 +60,14 @@ export interface RawSession {
   next(match: (frame: Frame) => boolean): Promise<Frame>;
 }
 
+export interface RawSessionOptions {
+  /** Whether each PING is answered, as a client must. Default: true; false stands for a client the server can no longer reach. */
+  readonly answerPings?: boolean;
+}
+
 /** A TLS connection speaking h2 (ALPN) to `port`, with the preface and an empty SETTINGS sent. */
-export function rawSession(port: number, ca: Buffer): Promise<RawSession> {
+export function rawSession(port: number, ca: Buffer, options: RawSessionOptions = {}): Promise<RawSession> {
+  const { answerPings = true } = options;
   return new Promise((resolve, reject) => {
     const socket = connect({ host: "127.0.0.1", port, servername: "localhost", ca, ALPNProtocols: ["h2"] });
     const frames: Frame[] = [];
@@ -76,6 +82,8 @@ export function rawSession(port: number, ca: Buffer): Promise<RawSession> {
         buffered = buffered.subarray(9 + length);
         frames.push(received);
         if (received.type === FRAME.SETTINGS && (received.flags & FLAG.ACK) === 0) socket.write(frame(FRAME.SETTINGS, FLAG.ACK, 0));
+        // As every client must (RFC 9113 §6.7): the server may probe the connection so.
+        if (answerPings && received.type === FRAME.PING && (received.flags & FLAG.ACK) === 0 && !socket.destroyed) socket.write(frame(FRAME.PING, FLAG.ACK, 0, received.payload));
         for (const waiter of waiting.filter((w) => w.match(received))) {
           waiting.splice(waiting.indexOf(waiter), 1);
           waiter.resolve(received);
