@@ -26,6 +26,8 @@ const CLIENTS = 20;
 const LEAVE_WITHIN_MS = 12;
 /** How long a close may take before the test ends the connections itself. */
 const CLOSE_WITHIN_MS = 5_000;
+/** Bound on what a test waits for that comes at once or at --body-timeout, on a loaded machine. */
+const SETTLE_MS = 10_000;
 /** RFC 9113's error codes, as an RST_STREAM frame carries them. */
 const NO_ERROR = 0x0;
 const CANCEL = 0x8;
@@ -104,7 +106,7 @@ async function streams(open: (session: RawSession, id: number) => void): Promise
     const s = seen(session.frames, id);
     return s.endedAt >= 0 && s.resetAt >= 0;
   });
-  await until(settled, BODY_TIMEOUT_MS * 5);
+  await until(settled, SETTLE_MS);
   return { session, ids, seen: ids.map((id) => seen(session.frames, id)) };
 }
 
@@ -119,7 +121,7 @@ async function expectAnsweredThenReset(result: { session: RawSession; seen: Stre
   }
   const next = 1 + 2 * STREAMS;
   result.session.write(frame(FRAME.HEADERS, FLAG.END_HEADERS | FLAG.END_STREAM, next, headerBlock(request({}, "GET", "/healthz"))));
-  await until(() => seen(result.session.frames, next).endedAt >= 0, 5_000);
+  await until(() => seen(result.session.frames, next).endedAt >= 0, SETTLE_MS);
   expect(seen(result.session.frames, next).status).toBe("ok");
   expect(seen(result.session.frames, next).resetAt).toBe(-1);
   result.session.socket.destroy();
@@ -166,7 +168,7 @@ describe("HTTP/2 streams answered before their body ended", () => {
       session.write(frame(FRAME.HEADERS, FLAG.END_HEADERS, id, headerBlock(request({ "content-type": "text/plain", "x-api-key": KEY }))));
       session.write(frame(FRAME.DATA, FLAG.END_STREAM, id, Buffer.from("whole")));
     }
-    await until(() => ids.every((id) => seen(session.frames, id).endedAt >= 0), 5_000);
+    await until(() => ids.every((id) => seen(session.frames, id).endedAt >= 0), SETTLE_MS);
     // Time for a reset to follow, were one coming.
     await new Promise((resolve) => setTimeout(resolve, 200));
     for (const id of ids) {
@@ -205,7 +207,7 @@ describe("the connection of a stream answered before its body ended", () => {
     await new Promise((resolve) => setTimeout(resolve, BODY_TIMEOUT_MS * 2));
     expect(session.socket.destroyed).toBe(false);
     session.write(frame(FRAME.HEADERS, FLAG.END_HEADERS | FLAG.END_STREAM, 3, headerBlock(request({}, "GET", "/healthz"))));
-    await until(() => seen(session.frames, 3).endedAt >= 0, 5_000);
+    await until(() => seen(session.frames, 3).endedAt >= 0, SETTLE_MS);
     expect(seen(session.frames, 3).status).toBe("ok");
     session.socket.destroy();
   });
@@ -260,7 +262,8 @@ describe("a server with streams answered before their body ended", () => {
     if (!inTime) for (const socket of sockets) socket.destroy();
     await closed;
     expect(inTime, "closed within the time allowed").toBe(true);
-    // A connection left holding a write it cannot finish is cut within the drain deadline.
-    expect(Date.now() - started).toBeLessThan(BODY_TIMEOUT_MS * 4);
+    // A connection left holding a write it cannot finish is cut by its probe, a --body-timeout
+    // after its PING (a few of them on a loaded machine), not at some later deadline.
+    expect(Date.now() - started).toBeLessThan(BODY_TIMEOUT_MS * 8);
   });
 });
