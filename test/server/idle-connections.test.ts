@@ -15,7 +15,7 @@ import { openRaw } from "../helpers/raw-socket.js";
 
 /**
  * Bound on a close with nothing to wait for, on a loaded machine: far below the idle timeout
- * (`--idle-timeout`, 72 s by default) that such a connection would otherwise be kept for.
+ * (`--idle-timeout`'s default, in src/config.ts) that such a connection would otherwise be kept for.
  */
 const PROMPTLY_MS = 5_000;
 const GET = "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
